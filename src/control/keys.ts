@@ -1,0 +1,89 @@
+import { eq } from "drizzle-orm";
+import { formatSourceKey, type KeyMode, keyDigest, newKeyId, newKeySecret } from "../auth/source-key";
+import type { Scope } from "../contract/common";
+import type { Key, KeyInput } from "../contract/control";
+import { Problem } from "../http/problem";
+import { type ControlDb, iso, isoOrNull } from "./db";
+import { keys } from "./schema";
+import type { SpaceRow } from "./spaces";
+
+type KeyRow = typeof keys.$inferSelect;
+
+export interface KeyIssuer {
+  prefix: string;
+  pepper: CryptoKey;
+}
+
+export function keyView(row: KeyRow, key?: string): Key {
+  return {
+    key_id: row.keyId,
+    source_id: row.sourceId,
+    space_id: row.spaceId,
+    scopes: row.scopes as Scope[],
+    mode: row.mode as KeyMode,
+    status: row.status as Key["status"],
+    created_at: iso(row.createdAt),
+    rotated_at: isoOrNull(row.rotatedAt),
+    revoked_at: isoOrNull(row.revokedAt),
+    expires_at: isoOrNull(row.expiresAt),
+    ...(key ? { key } : {}),
+  };
+}
+
+/** A new secret for a key: the whole key, to show once, and the digest, to keep. */
+async function issueSecret(issuer: KeyIssuer, space: SpaceRow, keyId: string, mode: KeyMode) {
+  const secret = newKeySecret();
+  const key = formatSourceKey({ prefix: issuer.prefix, mode, region: space.region, space: space.name, keyId, secret });
+  return { key, digest: await keyDigest(issuer.pepper, secret) };
+}
+
+export async function createKey(
+  db: ControlDb,
+  issuer: KeyIssuer,
+  source: { tenantId: string; sourceId: string },
+  space: SpaceRow,
+  input: KeyInput,
+  now: number,
+): Promise<Key> {
+  const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
+  if (expiresAt !== null && expiresAt <= now) throw new Problem("invalid_input", "expires_at: must be in the future");
+  const keyId = newKeyId();
+  const { key, digest } = await issueSecret(issuer, space, keyId, input.mode);
+  const row: KeyRow = {
+    keyId,
+    tenantId: source.tenantId,
+    sourceId: source.sourceId,
+    spaceId: space.spaceId,
+    scopes: [...new Set(input.scopes)],
+    mode: input.mode,
+    digest,
+    status: "active",
+    createdAt: now,
+    rotatedAt: null,
+    revokedAt: null,
+    expiresAt,
+  };
+  db.insert(keys).values(row).run();
+  return keyView(row, key);
+}
+
+/** A new secret for the same key id; the old secret stops working at once. */
+export async function rotateKey(db: ControlDb, issuer: KeyIssuer, row: KeyRow, space: SpaceRow, now: number): Promise<Key> {
+  if (row.status !== "active") throw new Problem("not_found", "no such active key");
+  const { key, digest } = await issueSecret(issuer, space, row.keyId, row.mode as KeyMode);
+  db.update(keys).set({ digest, rotatedAt: now }).where(eq(keys.keyId, row.keyId)).run();
+  return keyView({ ...row, digest, rotatedAt: now }, key);
+}
+
+/** Revoking twice answers the same revoked key: a retry after a lost answer is safe. */
+export function revokeKey(db: ControlDb, row: KeyRow, now: number): Key {
+  if (row.status === "revoked") return keyView(row);
+  db.update(keys).set({ status: "revoked", revokedAt: now }).where(eq(keys.keyId, row.keyId)).run();
+  return keyView({ ...row, status: "revoked", revokedAt: now });
+}
+
+export function requireKey(db: ControlDb, tenantId: string, keyId: string): KeyRow {
+  const row = db.select().from(keys).where(eq(keys.keyId, keyId)).get();
+  if (!row || row.tenantId !== tenantId) throw new Problem("not_found", "no such key");
+  return row;
+}

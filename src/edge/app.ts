@@ -1,0 +1,80 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { Problem } from "../http/problem";
+import { problemResponse } from "../http/render";
+import type { AppEnv } from "./context";
+import { authRoutes } from "./control/auth";
+import { configRoutes } from "./control/config";
+import { keyRoutes } from "./control/keys";
+import { peopleRoutes } from "./control/people";
+import { projectRoutes } from "./control/projects";
+import { sourceRoutes } from "./control/sources";
+import { tenantRoutes } from "./control/tenants";
+import { batchRoutes } from "./data/batch";
+import { whoamiRoutes } from "./data/whoami";
+import { RouteTable } from "./method-not-allowed";
+import { openApiDocument } from "./openapi";
+import { referencePage } from "./reference-page";
+import { requestContext } from "./request-context";
+import { edgeSecrets } from "./secrets";
+import { invalidInput } from "./validation";
+
+/** Data API of one space, mounted at `/spaces/:space` (hosts `<space>.<region>.<BASE_HOST>` are rewritten to it). */
+const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput }).route("/", batchRoutes).route("/", whoamiRoutes);
+
+/** Control API, mounted at `/control` (host `control.<BASE_HOST>` is rewritten to it). */
+const controlApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
+  .route("/", tenantRoutes)
+  .route("/", authRoutes)
+  .route("/", peopleRoutes)
+  .route("/", projectRoutes)
+  .route("/", sourceRoutes)
+  .route("/", keyRoutes)
+  .route("/", configRoutes);
+
+export const DATA_PREFIX = "/spaces/:space";
+export const CONTROL_PREFIX = "/control";
+
+const document = openApiDocument(dataApi, controlApi);
+const page = referencePage(document);
+
+const routes = new RouteTable();
+for (const route of dataApi.routes) routes.add(DATA_PREFIX, route.path, route.method);
+for (const route of controlApi.routes) routes.add(CONTROL_PREFIX, route.path, route.method);
+for (const path of ["/v1/openapi.json", "/docs"]) {
+  for (const prefix of ["", DATA_PREFIX, CONTROL_PREFIX]) routes.add(prefix, path, "GET");
+}
+
+export const app = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput });
+
+app.use(requestContext);
+app.use(async (c, next) => {
+  c.set("secrets", await edgeSecrets(c.env));
+  await next();
+});
+
+for (const prefix of ["", DATA_PREFIX, CONTROL_PREFIX]) {
+  app.get(`${prefix}/v1/openapi.json`, (c) => c.json(document));
+  app.get(`${prefix}/docs`, (c) => c.html(page));
+}
+app.route(DATA_PREFIX, dataApi);
+app.route(CONTROL_PREFIX, controlApi);
+
+app.notFound((c) => {
+  const allowed = routes.allowed(c.req.path);
+  if (allowed.length > 0) {
+    return problemResponse(
+      new Problem("method_not_allowed", `${c.req.method} is not allowed here`, { Allow: allowed.join(", ") }),
+      c.get("requestId"),
+      c.env.ERRORS_URL,
+    );
+  }
+  return problemResponse(new Problem("not_found", "no such route"), c.get("requestId"), c.env.ERRORS_URL);
+});
+
+app.onError((error, c) => {
+  const requestId = c.get("requestId") ?? crypto.randomUUID();
+  if (error instanceof Problem) return problemResponse(error, requestId, c.env.ERRORS_URL);
+  // Only the error's class and message, which never carry request data, and the request id.
+  console.error(JSON.stringify({ request_id: requestId, error: error.name, message: error.message }));
+  return problemResponse(new Problem("internal_error", "unexpected failure; retry with backoff"), requestId, c.env.ERRORS_URL);
+});

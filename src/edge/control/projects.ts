@@ -1,0 +1,97 @@
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { POLICIES } from "../../auth/policy";
+import { PageQuerySchema } from "../../contract/common";
+import { IdParamSchema, ProjectInputSchema, ProjectSchema, pageOf, SpaceInputSchema, SpaceSchema } from "../../contract/control";
+import { problems } from "../../contract/problem";
+import { controlObject } from "../../control/address";
+import type { SpaceView } from "../../control/spaces";
+import { unwrap } from "../../http/problem";
+import type { AppEnv } from "../context";
+import { jsonBody } from "../json-body";
+import { personOnly } from "./guards";
+
+const createProjectRoute = createRoute({
+  method: "post",
+  path: "/v1/projects",
+  summary: "Create a project",
+  description: "Role `admin`.",
+  security: [{ personToken: [] }],
+  middleware: [personOnly(POLICIES.projects), jsonBody] as const,
+  request: { body: { content: { "application/json": { schema: ProjectInputSchema } }, required: true } },
+  responses: {
+    201: { description: "Created.", content: { "application/json": { schema: ProjectSchema } } },
+    ...problems(401, 403, 422, 500, 503),
+  },
+});
+
+const listProjectsRoute = createRoute({
+  method: "get",
+  path: "/v1/projects",
+  summary: "List the tenant's projects",
+  security: [{ personToken: [] }],
+  middleware: [personOnly(POLICIES.projects)] as const,
+  request: { query: PageQuerySchema },
+  responses: {
+    200: {
+      description: "A page of projects.",
+      content: { "application/json": { schema: pageOf(ProjectSchema, "ProjectPage") } },
+    },
+    ...problems(401, 403, 422, 500, 503),
+  },
+});
+
+const createSpaceRoute = createRoute({
+  method: "post",
+  path: "/v1/projects/{id}/spaces",
+  summary: "Create a space in a project",
+  description:
+    "Role `admin`. The name is unique: it is the first label of the space's host. `region` defaults to the deployment's.",
+  security: [{ personToken: [] }],
+  middleware: [personOnly(POLICIES.projects), jsonBody] as const,
+  request: { params: IdParamSchema, body: { content: { "application/json": { schema: SpaceInputSchema } }, required: true } },
+  responses: {
+    201: { description: "Created.", content: { "application/json": { schema: SpaceSchema } } },
+    ...problems(401, 403, 404, 409, 422, 500, 503),
+  },
+});
+
+const listSpacesRoute = createRoute({
+  method: "get",
+  path: "/v1/projects/{id}/spaces",
+  summary: "List a project's spaces",
+  security: [{ personToken: [] }],
+  middleware: [personOnly(POLICIES.projects)] as const,
+  request: { params: IdParamSchema, query: PageQuerySchema },
+  responses: {
+    200: { description: "A page of spaces.", content: { "application/json": { schema: pageOf(SpaceSchema, "SpacePage") } } },
+    ...problems(401, 403, 404, 422, 500, 503),
+  },
+});
+
+/** Where the space's data API answers, as seen from the host this request came to (DESIGN 3.1). */
+function withBaseUrl(c: Context<AppEnv>, space: SpaceView) {
+  const url = new URL(c.req.url);
+  const base_url =
+    url.hostname === `control.${c.env.BASE_HOST}`
+      ? `https://${space.name}.${space.region}.${c.env.BASE_HOST}`
+      : `${url.origin}/spaces/${space.name}`;
+  return { ...space, base_url };
+}
+
+export const projectRoutes = new OpenAPIHono<AppEnv>()
+  .openapi(createProjectRoute, async (c) =>
+    c.json(unwrap(await controlObject(c.env).createProject(c.get("person"), c.req.valid("json").name)), 201),
+  )
+  .openapi(listProjectsRoute, async (c) =>
+    c.json(unwrap(await controlObject(c.env).listProjects(c.get("person"), c.req.valid("query"))), 200),
+  )
+  .openapi(createSpaceRoute, async (c) => {
+    const { name, region } = c.req.valid("json");
+    const space = await controlObject(c.env).createSpace(c.get("person"), c.req.valid("param").id, name, region ?? c.env.REGION);
+    return c.json(withBaseUrl(c, unwrap(space)), 201);
+  })
+  .openapi(listSpacesRoute, async (c) => {
+    const page = unwrap(await controlObject(c.env).listSpaces(c.get("person"), c.req.valid("param").id, c.req.valid("query")));
+    return c.json({ data: page.data.map((space) => withBaseUrl(c, space)), next_cursor: page.next_cursor }, 200);
+  });

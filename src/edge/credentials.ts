@@ -1,0 +1,64 @@
+import type { Context } from "hono";
+import type { PresentedCredential } from "../auth/credential";
+import { type PersonPrincipal, verifyPersonToken } from "../auth/person-token";
+import { authorize, type RoutePolicy } from "../auth/policy";
+import { keyDigest, parseSourceKey } from "../auth/source-key";
+import { Problem } from "../http/problem";
+import type { AppEnv } from "./context";
+
+const BEARER = /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i;
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+function bearer(c: Context<AppEnv>): string {
+  const match = BEARER.exec(c.req.header("authorization") ?? "");
+  if (!match?.[1]) throw new Problem("unauthenticated", "Authorization: Bearer credential missing or malformed");
+  return match[1];
+}
+
+/**
+ * The credential of a data request, checked as far as the edge can without state: the key's
+ * format and checksum, its space against the address, a person token's signature and expiry.
+ * The space's object checks the rest against its replica.
+ */
+export async function presentCredential(c: Context<AppEnv>, space: string): Promise<PresentedCredential> {
+  const token = bearer(c);
+  const secrets = c.get("secrets");
+  if (token.startsWith(`${c.env.KEY_PREFIX}_`)) {
+    const key = parseSourceKey(token, c.env.KEY_PREFIX);
+    if (!key) throw new Problem("unauthenticated", "the source key is malformed");
+    if (key.space !== space) throw new Problem("forbidden", "the key belongs to another space");
+    return {
+      kind: "key",
+      keyId: key.keyId,
+      digest: await keyDigest(secrets.pepper, key.secret),
+      mode: key.mode,
+      space: key.space,
+      region: key.region,
+    };
+  }
+  return { kind: "person", person: await personFrom(c, token) };
+}
+
+/** The person of a control request, holding one of the route's roles. A source key is `403`. */
+export async function requirePerson(c: Context<AppEnv>, policy: RoutePolicy): Promise<PersonPrincipal> {
+  const token = bearer(c);
+  if (parseSourceKey(token, c.env.KEY_PREFIX)) throw new Problem("forbidden", "this route needs a person token");
+  const person = await personFrom(c, token);
+  authorize(person, policy);
+  return person;
+}
+
+async function personFrom(c: Context<AppEnv>, token: string): Promise<PersonPrincipal> {
+  const person = JWT_SHAPE.test(token) ? await verifyPersonToken(c.get("secrets").jwtKey, token, Date.now()) : null;
+  if (!person) throw new Problem("unauthenticated", "the credential is malformed, unknown or expired");
+  return person;
+}
+
+/** Platform operation routes: `X-Service-Operator-Token`, compared in constant time. */
+export function requireOperator(c: Context<AppEnv>): void {
+  const given = new TextEncoder().encode(c.req.header("x-service-operator-token") ?? "");
+  const expected = new TextEncoder().encode(c.get("secrets").operatorToken);
+  if (given.byteLength !== expected.byteLength || !crypto.subtle.timingSafeEqual(given, expected)) {
+    throw new Problem("unauthenticated", "X-Service-Operator-Token missing or wrong");
+  }
+}

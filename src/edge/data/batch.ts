@@ -1,0 +1,38 @@
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { BatchAnswerSchema, BatchRequestSchema, MAX_BATCH_BYTES } from "../../contract/batch";
+import { problems } from "../../contract/problem";
+import { readJsonBody } from "../../http/body";
+import { unwrap } from "../../http/problem";
+import { spaceObject } from "../../space/address";
+import type { AppEnv } from "../context";
+import { presentCredential } from "../credentials";
+import { documentedRoute } from "../documented-route";
+import { spaceOf } from "./space";
+
+const batchRoute = createRoute({
+  method: "post",
+  path: "/v1/batch",
+  summary: "Write a batch of items",
+  description:
+    "1 to 500 items of any type, at most 2.5 MB. Each item is checked alone: valid items are stored before the answer, rejected ones are listed in `errors`. Deduplicated by `idempotency_key` across all time in the space. Source key with scope `track`; `action` events also need `act`, `identify` and `verify` items need `identify`.",
+  security: [{ sourceKey: [] }],
+  request: { body: { content: { "application/json": { schema: BatchRequestSchema } }, required: true } },
+  responses: {
+    200: {
+      description: "Every item went in (or was a duplicate).",
+      content: { "application/json": { schema: BatchAnswerSchema } },
+    },
+    207: { description: "Some items were rejected.", content: { "application/json": { schema: BatchAnswerSchema } } },
+    ...problems(401, 403, 422, 429, 500, 503),
+  },
+});
+
+export const batchRoutes = new OpenAPIHono<AppEnv>();
+
+documentedRoute(batchRoutes, batchRoute, async (c) => {
+  const space = spaceOf(c);
+  const credential = await presentCredential(c, space);
+  const body = await readJsonBody(c.req.raw, MAX_BATCH_BYTES);
+  const answer = unwrap(await spaceObject(c.env, space).ingestBatch(credential, body));
+  return c.json(answer, answer.errors.length > 0 ? 207 : 200);
+});

@@ -1,0 +1,12 @@
+import type { Hook } from "@hono/zod-openapi";
+import { describeIssues } from "../http/issues";
+import { Problem } from "../http/problem";
+import type { AppEnv } from "./context";
+
+/** Every validation failure of a route becomes `422 invalid_input` with paths and error types only. */
+export const invalidInput: Hook<unknown, AppEnv, string, unknown> = (result) => {
+  if (!result.success) {
+    const where = result.target === "json" ? "" : result.target;
+    throw new Problem("invalid_input", describeIssues(undefined, result.error.issues, where));
+  }
+};

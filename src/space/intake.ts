@@ -1,0 +1,137 @@
+import { sql } from "drizzle-orm";
+import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import { type BatchAnswer, BatchEnvelopeSchema, type BatchItem, type ItemError } from "../contract/batch";
+import type { Scope } from "../contract/common";
+import { describeIssues } from "../http/issues";
+import { Problem } from "../http/problem";
+import { uuidv7 } from "../ids";
+import { checkItem } from "./item-checks";
+import type { SourceRecord } from "./replica";
+import { items } from "./schema";
+
+type Db = DrizzleSqliteDODatabase<Record<string, unknown>>;
+
+export interface IntakeCaller {
+  keyId: string;
+  sourceId: string;
+  scopes: readonly Scope[];
+  test: boolean;
+  source: SourceRecord;
+}
+
+/** Times before this are never real: they are corrected like times in the future (DESIGN 3.4). */
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
+
+interface Accepted {
+  index: number;
+  item: BatchItem;
+  json: string;
+  occurredAt: number;
+  claimedOccurredAt: number | null;
+}
+
+/**
+ * Stores a batch (SPEC POST /v1/batch). The envelope is checked first and refuses the whole
+ * batch; then each item alone. Accepted items are written in one transaction, in `occurred_at`
+ * order, before the answer exists. An `idempotency_key` already stored, or seen earlier in the
+ * same batch, is a duplicate: counted, never stored twice.
+ */
+export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown, now: number, toleranceS: number): BatchAnswer {
+  const envelope = BatchEnvelopeSchema.safeParse(body);
+  if (!envelope.success) {
+    throw new Problem("invalid_input", describeIssues(BatchEnvelopeSchema, envelope.error.issues));
+  }
+
+  const errors: ItemError[] = [];
+  const candidates: Accepted[] = [];
+  const keysInBatch = new Set<string>();
+  let duplicates = 0;
+  envelope.data.items.forEach((raw, index) => {
+    const check = checkItem(raw, caller.scopes, caller.source);
+    if (!check.ok) {
+      errors.push({ index, code: check.code, detail: check.detail });
+      return;
+    }
+    if (keysInBatch.has(check.item.idempotency_key)) {
+      duplicates++;
+      return;
+    }
+    keysInBatch.add(check.item.idempotency_key);
+    candidates.push({ index, item: check.item, json: check.json, ...occurrence(check.item, now, toleranceS) });
+  });
+  candidates.sort((a, b) => a.occurredAt - b.occurredAt || a.index - b.index);
+
+  let accepted = 0;
+  intake.db.transaction(() => {
+    for (const candidate of candidates) {
+      if (intake.insertItem.get(row(candidate, caller, now))) accepted++;
+      else duplicates++;
+    }
+  });
+  return { accepted, duplicates, errors };
+}
+
+/** When the item happened: its `occurred_at` if plausible, else the arrival time, flagged. */
+function occurrence(item: BatchItem, now: number, toleranceS: number) {
+  const claimed = "occurred_at" in item && item.occurred_at ? Date.parse(item.occurred_at) : null;
+  if (claimed === null) return { occurredAt: now, claimedOccurredAt: null };
+  if (claimed > now + toleranceS * 1000 || claimed < EARLIEST_MS) return { occurredAt: now, claimedOccurredAt: claimed };
+  return { occurredAt: claimed, claimedOccurredAt: null };
+}
+
+function row(candidate: Accepted, caller: IntakeCaller, now: number) {
+  const item = candidate.item;
+  return {
+    itemId: uuidv7(now),
+    idempotencyKey: item.idempotency_key,
+    type: item.type,
+    kind: item.type === "event" ? item.kind : null,
+    channel: item.type === "event" ? (item.channel ?? null) : null,
+    conversationId: "conversation_id" in item ? (item.conversation_id ?? null) : null,
+    taskId: "task_id" in item ? (item.task_id ?? null) : null,
+    sourceId: caller.sourceId,
+    keyId: caller.keyId,
+    test: caller.test ? 1 : 0,
+    occurredAt: candidate.occurredAt,
+    claimedOccurredAt: candidate.claimedOccurredAt,
+    clockCorrected: candidate.claimedOccurredAt === null ? 0 : 1,
+    receivedAt: now,
+    body: candidate.json,
+  };
+}
+
+/** The space's items table with its insert prepared once: the batch path runs it per item. */
+export interface Intake {
+  db: Db;
+  insertItem: ReturnType<typeof prepareInsert>;
+}
+
+export function openIntake(db: Db): Intake {
+  return { db, insertItem: prepareInsert(db) };
+}
+
+function prepareInsert(db: Db) {
+  const p = (name: string) => sql.placeholder(name);
+  return db
+    .insert(items)
+    .values({
+      itemId: p("itemId"),
+      idempotencyKey: p("idempotencyKey"),
+      type: p("type"),
+      kind: p("kind"),
+      channel: p("channel"),
+      conversationId: p("conversationId"),
+      taskId: p("taskId"),
+      sourceId: p("sourceId"),
+      keyId: p("keyId"),
+      test: p("test"),
+      occurredAt: p("occurredAt"),
+      claimedOccurredAt: p("claimedOccurredAt"),
+      clockCorrected: p("clockCorrected"),
+      receivedAt: p("receivedAt"),
+      body: p("body"),
+    })
+    .onConflictDoNothing()
+    .returning({ seq: items.seq })
+    .prepare();
+}

@@ -1,0 +1,71 @@
+import { type BatchItem, ITEM_SCHEMAS, type ItemType, MAX_ITEM_BYTES } from "../contract/batch";
+import type { Scope } from "../contract/common";
+import { LEVELS, type Level } from "../contract/common";
+import { describeIssues } from "../http/issues";
+import type { ItemCode } from "../http/problem";
+import type { SourceRecord } from "./replica";
+
+export type ItemCheck = { ok: true; item: BatchItem; json: string } | { ok: false; code: ItemCode; detail: string };
+
+/**
+ * Everything that decides whether one item may go in, in SPEC's order: size, shape, the key's
+ * item scopes (DESIGN 3.2), then what the source allows (act operations, verification ceiling).
+ */
+export function checkItem(raw: unknown, scopes: readonly Scope[], source: SourceRecord): ItemCheck {
+  const json = JSON.stringify(raw) ?? "";
+  if (isOverItemLimit(json)) {
+    return { ok: false, code: "too_large", detail: `item is larger than ${MAX_ITEM_BYTES} bytes` };
+  }
+  const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined;
+  if (typeof type !== "string" || !Object.hasOwn(ITEM_SCHEMAS, type)) {
+    return { ok: false, code: "invalid_input", detail: "type: invalid_value" };
+  }
+  const schema = ITEM_SCHEMAS[type as ItemType];
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, code: "invalid_input", detail: describeIssues(schema, parsed.error.issues) };
+  }
+  const item = parsed.data;
+
+  const scope = itemScope(item);
+  if (!scopes.includes(scope)) {
+    return { ok: false, code: "scope_missing", detail: `a ${describe(item)} item needs scope ${scope}` };
+  }
+  if (item.type === "event" && item.action) {
+    const { operations, objectTypes } = source.act;
+    if (!operations.includes(item.action.operation) || !objectTypes.includes(item.action.object_type)) {
+      return { ok: false, code: "operation_not_allowed", detail: "the source does not allow this operation or object type" };
+    }
+  }
+  if (item.type === "verify" && !withinCeiling(item.level, source.verificationCeiling)) {
+    return {
+      ok: false,
+      code: "verification_not_allowed",
+      detail: `level is above the source's ceiling ${source.verificationCeiling}`,
+    };
+  }
+  return { ok: true, item, json };
+}
+
+/** The scope an item needs beyond `track` (DESIGN 3.2). */
+function itemScope(item: BatchItem): Scope {
+  if (item.type === "event" && item.kind === "action") return "act";
+  if (item.type === "identify" || item.type === "verify") return "identify";
+  return "track";
+}
+
+function describe(item: BatchItem): string {
+  return item.type === "event" ? `${item.kind} event` : item.type;
+}
+
+/** `no_customer` is outside the V0-V4 scale: any source may say it. */
+export function withinCeiling(level: Level, ceiling: Level): boolean {
+  if (level === "no_customer") return true;
+  return LEVELS.indexOf(level) <= LEVELS.indexOf(ceiling);
+}
+
+/** An item's size is its UTF-8 JSON length (DESIGN 3.4); short strings cannot be over it. */
+function isOverItemLimit(json: string): boolean {
+  if (json.length * 3 <= MAX_ITEM_BYTES) return false;
+  return new TextEncoder().encode(json).byteLength > MAX_ITEM_BYTES;
+}

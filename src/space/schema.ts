@@ -1,0 +1,68 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * Every item of every batch, raw, as it arrived (SPEC: the raw event is stored before the
+ * answer). Owned by `intake.ts`. `seq` is arrival order; memory reads by `occurred_at`.
+ */
+export const items = sqliteTable(
+  "items",
+  {
+    seq: integer("seq").primaryKey(),
+    itemId: text("item_id").notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    type: text("type").notNull(),
+    kind: text("kind"),
+    channel: text("channel"),
+    conversationId: text("conversation_id"),
+    taskId: text("task_id"),
+    sourceId: text("source_id").notNull(),
+    keyId: text("key_id").notNull(),
+    test: integer("test", { mode: "boolean" }).notNull(),
+    occurredAt: integer("occurred_at").notNull(),
+    claimedOccurredAt: integer("claimed_occurred_at"),
+    clockCorrected: integer("clock_corrected", { mode: "boolean" }).notNull(),
+    receivedAt: integer("received_at").notNull(),
+    body: text("body").notNull(),
+  },
+  (table) => [
+    uniqueIndex("items_idempotency_key").on(table.idempotencyKey),
+    uniqueIndex("items_item_id").on(table.itemId),
+    index("items_occurred_at").on(table.occurredAt, table.seq),
+  ],
+);
+
+/** The space itself, as the ControlObject pushed it. Owned by `replica.ts`. */
+export const spaceRecord = sqliteTable("space_record", {
+  spaceId: text("space_id").primaryKey(),
+  name: text("name").notNull(),
+  tenantId: text("tenant_id").notNull(),
+  projectId: text("project_id").notNull(),
+  region: text("region").notNull(),
+});
+
+/** Replica of the space's key records; only HMAC digests, never secrets. Owned by `replica.ts`. */
+export const replicaKeys = sqliteTable("replica_keys", {
+  keyId: text("key_id").primaryKey(),
+  sourceId: text("source_id").notNull(),
+  scopes: text("scopes", { mode: "json" }).notNull().$type<string[]>(),
+  mode: text("mode").notNull(),
+  digest: text("digest").notNull(),
+  status: text("status").notNull(),
+  expiresAt: integer("expires_at"),
+});
+
+/** Replica of the space's sources: what their keys may do. Owned by `replica.ts`. */
+export const replicaSources = sqliteTable("replica_sources", {
+  sourceId: text("source_id").primaryKey(),
+  kind: text("kind").notNull(),
+  verificationCeiling: text("verification_ceiling").notNull(),
+  actOperations: text("act_operations", { mode: "json" }).notNull().$type<string[]>(),
+  actObjectTypes: text("act_object_types", { mode: "json" }).notNull().$type<string[]>(),
+});
+
+/** The current configuration version of the space. Owned by `replica.ts`. */
+export const replicaConfig = sqliteTable("replica_config", {
+  id: integer("id").primaryKey(),
+  version: integer("version").notNull(),
+  values: text("values", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
+});
