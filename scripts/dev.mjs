@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { seedDemo } from "./seed-demo.mjs";
 
 const port = Number(process.env.PORT ?? 8787);
 const origin = `http://127.0.0.1:${port}`;
@@ -22,7 +23,7 @@ wrangler.on("exit", (code) => process.exit(code ?? 0));
 
 try {
   await waitForService();
-  const demo = (await savedDemoStillWorks()) ?? (await seedDemo());
+  const demo = (await savedDemoStillWorks()) ?? (await seedAndKeep());
   printDemo(demo);
 } catch (error) {
   console.error(`\nSeeding the demo failed: ${error.message}\n`);
@@ -56,17 +57,6 @@ async function waitForService() {
   throw new Error("the service did not start within 2 minutes");
 }
 
-async function call(method, path, { token, operator, body, idempotencyKey } = {}) {
-  const headers = { "content-type": "application/json" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (operator) headers["x-service-operator-token"] = operator;
-  if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
-  const response = await fetch(`${origin}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  const answer = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status} ${answer.code}: ${answer.detail}`);
-  return answer;
-}
-
 async function savedDemoStillWorks() {
   if (!existsSync(demoFile)) return null;
   const demo = JSON.parse(readFileSync(demoFile, "utf8"));
@@ -74,40 +64,8 @@ async function savedDemoStillWorks() {
   return response.ok ? demo : null;
 }
 
-async function seedDemo() {
-  const email = `admin+${randomBytes(3).toString("hex")}@demo.test`;
-  const password = randomBytes(12).toString("base64url");
-  await call("POST", "/control/v1/tenants", {
-    operator: devVar("OPERATOR_TOKEN"),
-    body: { name: "Demo tenant", admin: { email, password, name: "Demo admin" } },
-  });
-  const { token } = await call("POST", "/control/v1/auth/login", { body: { email, password } });
-  const project = await call("POST", "/control/v1/projects", { token, body: { name: "Demo project" } });
-  // `demo`, unless local state from before (without this script's record) already holds one.
-  const created = await call("POST", `/control/v1/projects/${project.project_id}/spaces`, {
-    token,
-    body: { name: "demo" },
-  }).catch(() =>
-    call("POST", `/control/v1/projects/${project.project_id}/spaces`, {
-      token,
-      body: { name: `demo-${randomBytes(2).toString("hex")}` },
-    }),
-  );
-  const space = created.name;
-  const source = await call("POST", `/control/v1/spaces/${created.space_id}/sources`, {
-    token,
-    body: {
-      name: "Demo agent",
-      kind: "agent",
-      act: { operations: ["create", "update", "promise", "cancel"], object_types: ["order", "ticket", "appointment"] },
-    },
-  });
-  const key = await call("POST", `/control/v1/sources/${source.source_id}/keys`, {
-    token,
-    idempotencyKey: crypto.randomUUID(),
-    body: { scopes: ["track", "act", "context", "search", "identify", "admin", "analytics"], mode: "live" },
-  });
-  const demo = { space, base_url: created.base_url, key: key.key, admin: { email, password } };
+async function seedAndKeep() {
+  const demo = await seedDemo(origin, devVar("OPERATOR_TOKEN"));
   mkdirSync(stateDir, { recursive: true });
   writeFileSync(demoFile, JSON.stringify(demo, null, 2));
   return demo;

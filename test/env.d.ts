@@ -1,0 +1,3 @@
+declare namespace Cloudflare {
+  interface Env extends import("../src/env").Env {}
+}
