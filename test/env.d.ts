@@ -1,3 +1,7 @@
-declare namespace Cloudflare {
-  interface Env extends import("../src/env").Env {}
+import type { Env as WorkerEnv } from "../src/env";
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends WorkerEnv {}
+  }
 }
