@@ -1,0 +1,298 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { ControlObject } from "../../src/control/object";
+import { batch, call, createSpace, createTenant, json, message, OPERATOR_TOKEN, uniqueName } from "../support/seed";
+
+async function expectProblem(response: Response, status: number, code: string) {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  const problem = JSON.parse(text);
+  expect(problem.code).toBe(code);
+  return problem;
+}
+
+describe("control API: tenants (operator)", () => {
+  it("needs X-Service-Operator-Token", async () => {
+    const body = { name: "T", admin: { email: `${uniqueName("a")}@example.test`, password: "long enough password" } };
+    await expectProblem(await call("POST", "/control/v1/tenants", { body }), 401, "unauthenticated");
+    await expectProblem(await call("POST", "/control/v1/tenants", { body, operator: "wrong" }), 401, "unauthenticated");
+    const created = await json<{ admin: { roles: string[] } }>(
+      await call("POST", "/control/v1/tenants", { body, operator: OPERATOR_TOKEN }),
+      201,
+    );
+    expect(created.admin.roles).toEqual(["admin"]);
+  });
+
+  it("refuses a second person with the same e-mail with 409", async () => {
+    const tenant = await createTenant();
+    const body = { name: "T", admin: { email: tenant.email, password: "long enough password" } };
+    await expectProblem(await call("POST", "/control/v1/tenants", { body, operator: OPERATOR_TOKEN }), 409, "conflict");
+  });
+});
+
+describe("control API: login and users/me", () => {
+  it("returns a 15-minute person token and the current person", async () => {
+    const tenant = await createTenant();
+    const login = await json<{ token: string; expires_at: string }>(
+      await call("POST", "/control/v1/auth/login", { body: { email: tenant.email.toUpperCase(), password: tenant.password } }),
+      200,
+    );
+    const ttl = Date.parse(login.expires_at) - Date.now();
+    expect(ttl).toBeGreaterThan(14 * 60_000);
+    expect(ttl).toBeLessThanOrEqual(15 * 60_000);
+    const me = await json<{ email: string; tenant_id: string }>(
+      await call("GET", "/control/v1/users/me", { token: login.token }),
+      200,
+    );
+    expect(me).toMatchObject({ email: tenant.email, tenant_id: tenant.tenantId });
+  });
+
+  it("answers 401 to a wrong password or unknown e-mail, and 429 after five failures in 15 minutes", async () => {
+    const tenant = await createTenant();
+    await expectProblem(
+      await call("POST", "/control/v1/auth/login", { body: { email: "nobody@example.test", password: "x" } }),
+      401,
+      "unauthenticated",
+    );
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await expectProblem(
+        await call("POST", "/control/v1/auth/login", { body: { email: tenant.email, password: "wrong" } }),
+        401,
+        "unauthenticated",
+      );
+    }
+    const response = await call("POST", "/control/v1/auth/login", { body: { email: tenant.email, password: tenant.password } });
+    await expectProblem(response, 429, "rate_limited");
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    // 15 minutes later the lock is gone.
+    const control = env.CONTROL.get(env.CONTROL.idFromName("control"));
+    await runInDurableObject(control, (instance: ControlObject) => {
+      instance.clock = { now: () => Date.now() + 16 * 60_000 };
+    });
+    try {
+      expect(
+        (await call("POST", "/control/v1/auth/login", { body: { email: tenant.email, password: tenant.password } })).status,
+      ).toBe(200);
+    } finally {
+      await runInDurableObject(control, (instance: ControlObject) => {
+        instance.clock = { now: () => Date.now() };
+      });
+    }
+  });
+
+  it("answers 401 without a token and 403 to a source key", async () => {
+    const space = await createSpace();
+    await expectProblem(await call("GET", "/control/v1/users/me"), 401, "unauthenticated");
+    await expectProblem(await call("GET", "/control/v1/users/me", { token: space.key }), 403, "forbidden");
+  });
+});
+
+describe("control API: people and roles", () => {
+  it("lets an admin add people, and refuses a person without the role with 403", async () => {
+    const tenant = await createTenant();
+    const email = `${uniqueName("int")}@example.test`;
+    const person = await json<{ roles: string[] }>(
+      await call("POST", "/control/v1/people", {
+        token: tenant.token,
+        body: { email, password: "integration password", roles: ["integration"] },
+      }),
+      201,
+    );
+    expect(person.roles).toEqual(["integration"]);
+    const { token } = await json<{ token: string }>(
+      await call("POST", "/control/v1/auth/login", { body: { email, password: "integration password" } }),
+      200,
+    );
+    await expectProblem(await call("GET", "/control/v1/people", { token }), 403, "forbidden");
+    await expectProblem(await call("POST", "/control/v1/projects", { token, body: { name: "P" } }), 403, "forbidden");
+    const page = await json<{ data: unknown[] }>(await call("GET", "/control/v1/people", { token: tenant.token }), 200);
+    expect(page.data).toHaveLength(2);
+  });
+
+  it("pages lists with cursor and limit", async () => {
+    const tenant = await createTenant();
+    for (const name of ["a", "b", "c"]) await call("POST", "/control/v1/projects", { token: tenant.token, body: { name } });
+    const first = await json<{ data: { name: string }[]; next_cursor: string }>(
+      await call("GET", "/control/v1/projects?limit=2", { token: tenant.token }),
+      200,
+    );
+    expect(first.data.map((project) => project.name)).toEqual(["a", "b"]);
+    const second = await json<{ data: { name: string }[]; next_cursor: string | null }>(
+      await call("GET", `/control/v1/projects?limit=2&cursor=${first.next_cursor}`, { token: tenant.token }),
+      200,
+    );
+    expect(second.data.map((project) => project.name)).toEqual(["c"]);
+    expect(second.next_cursor).toBeNull();
+    await expectProblem(await call("GET", "/control/v1/projects?limit=201", { token: tenant.token }), 422, "invalid_input");
+    await expectProblem(await call("GET", "/control/v1/projects?cursor=garbage", { token: tenant.token }), 422, "invalid_input");
+  });
+});
+
+describe("control API: projects, spaces and sources", () => {
+  it("keeps tenants apart: another tenant's project is 404", async () => {
+    const space = await createSpace();
+    const stranger = await createTenant();
+    await expectProblem(
+      await call("GET", `/control/v1/spaces/${space.spaceId}/sources`, { token: stranger.token }),
+      404,
+      "not_found",
+    );
+    await expectProblem(
+      await call("POST", `/control/v1/spaces/${space.spaceId}/sources`, {
+        token: stranger.token,
+        body: { name: "x", kind: "agent" },
+      }),
+      404,
+      "not_found",
+    );
+  });
+
+  it("gives a space a base_url and refuses a taken name with 409", async () => {
+    const tenant = await createTenant();
+    const project = await json<{ project_id: string }>(
+      await call("POST", "/control/v1/projects", { token: tenant.token, body: { name: "P" } }),
+      201,
+    );
+    const name = uniqueName("sp");
+    const space = await json<{ base_url: string; region: string }>(
+      await call("POST", `/control/v1/projects/${project.project_id}/spaces`, { token: tenant.token, body: { name } }),
+      201,
+    );
+    expect(space.base_url).toBe(`http://service.test/spaces/${name}`);
+    expect(space.region).toBe("local");
+    await expectProblem(
+      await call("POST", `/control/v1/projects/${project.project_id}/spaces`, { token: tenant.token, body: { name } }),
+      409,
+      "conflict",
+    );
+    await expectProblem(
+      await call("POST", `/control/v1/projects/${project.project_id}/spaces`, {
+        token: tenant.token,
+        body: { name: "Not_A_Host" },
+      }),
+      422,
+      "invalid_input",
+    );
+  });
+
+  it("defaults the verification ceiling by kind and refuses one above what the kind may declare", async () => {
+    const space = await createSpace();
+    const create = (body: unknown) =>
+      call("POST", `/control/v1/spaces/${space.spaceId}/sources`, { token: space.tenant.token, body });
+    expect(
+      (await json<{ verification_ceiling: string }>(await create({ name: "a", kind: "agent" }), 201)).verification_ceiling,
+    ).toBe("V2");
+    expect(
+      (await json<{ verification_ceiling: string }>(await create({ name: "b", kind: "agent", otp: true }), 201))
+        .verification_ceiling,
+    ).toBe("V3");
+    expect(
+      (await json<{ verification_ceiling: string }>(await create({ name: "c", kind: "system" }), 201)).verification_ceiling,
+    ).toBe("V4");
+    await expectProblem(await create({ name: "d", kind: "agent", verification_ceiling: "V3" }), 422, "invalid_input");
+    await expectProblem(await create({ name: "e", kind: "agent", otp: true, verification_ceiling: "V4" }), 422, "invalid_input");
+  });
+});
+
+describe("control API: keys and Idempotency-Key", () => {
+  it("returns the first answer to the same key and body, 409 to another body, 422 without a valid key", async () => {
+    const space = await createSpace();
+    const create = (idempotencyKey: string | undefined, scopes: string[]) =>
+      call("POST", `/control/v1/sources/${space.sourceId}/keys`, {
+        token: space.tenant.token,
+        headers: idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey },
+        body: { scopes },
+      });
+    const first = await json<{ key_id: string; key: string }>(await create("same", ["track"]), 201);
+    const again = await json<{ key_id: string; key: string }>(await create("same", ["track"]), 201);
+    expect(again).toEqual(first);
+    await expectProblem(await create("same", ["track", "context"]), 409, "conflict");
+    await expectProblem(await create(undefined, ["track"]), 422, "invalid_input");
+    await expectProblem(await create("", ["track"]), 422, "invalid_input");
+    await expectProblem(await create("k".repeat(257), ["track"]), 422, "invalid_input");
+    expect((await create("k".repeat(256), ["track"])).status).toBe(201);
+  });
+
+  it("creates one key for concurrent resends with the same Idempotency-Key", async () => {
+    const space = await createSpace();
+    const send = () =>
+      call("POST", `/control/v1/sources/${space.sourceId}/keys`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": "concurrent" },
+        body: { scopes: ["track"] },
+      }).then((response) => json<{ key_id: string }>(response, 201));
+    const answers = await Promise.all([send(), send(), send(), send()]);
+    expect(new Set(answers.map((answer) => answer.key_id)).size).toBe(1);
+  });
+
+  it("never shows the key again outside creation and rotation", async () => {
+    const space = await createSpace();
+    const revoked = await json<Record<string, unknown>>(
+      await call("POST", `/control/v1/keys/${space.keyId}/revoke`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": "r" },
+      }),
+      200,
+    );
+    expect(revoked.status).toBe("revoked");
+    expect(revoked).not.toHaveProperty("key");
+    await expectProblem(
+      await call("POST", `/control/v1/keys/${space.keyId}/rotate`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": "rr" },
+      }),
+      404,
+      "not_found",
+    );
+  });
+});
+
+describe("control API: versioned space configuration", () => {
+  it("stores every PUT as a new version, serves old versions, and refuses unknown keys", async () => {
+    const space = await createSpace();
+    const path = `/control/v1/spaces/${space.spaceId}/config`;
+    expect(await json(await call("GET", path, { token: space.tenant.token }), 200)).toMatchObject({ version: 0, values: {} });
+    const v1 = await json(
+      await call("PUT", path, { token: space.tenant.token, body: { values: { clock_tolerance_s: 60 } } }),
+      200,
+    );
+    expect(v1).toMatchObject({ version: 1, values: { clock_tolerance_s: 60 } });
+    await json(await call("PUT", path, { token: space.tenant.token, body: { values: { clock_tolerance_s: 120 } } }), 200);
+    expect(await json(await call("GET", `${path}?version=1`, { token: space.tenant.token }), 200)).toMatchObject({ version: 1 });
+    expect(await json(await call("GET", path, { token: space.tenant.token }), 200)).toMatchObject({ version: 2 });
+    await expectProblem(await call("GET", `${path}?version=9`, { token: space.tenant.token }), 404, "not_found");
+    await expectProblem(
+      await call("PUT", path, { token: space.tenant.token, body: { values: { no_such_key: 1 } } }),
+      422,
+      "invalid_input",
+    );
+  });
+
+  it("is in force in the space before the PUT answers: intake reads clock_tolerance_s", async () => {
+    const space = await createSpace();
+    const inTwoMinutes = new Date(Date.now() + 120_000).toISOString();
+    await json(await batch(space, [message({ idempotency_key: "a", occurred_at: inTwoMinutes })]), 200);
+    await json(
+      await call("PUT", `/control/v1/spaces/${space.spaceId}/config`, {
+        token: space.tenant.token,
+        body: { values: { clock_tolerance_s: 10 } },
+      }),
+      200,
+    );
+    await json(await batch(space, [message({ idempotency_key: "b", occurred_at: inTwoMinutes })]), 200);
+    const stub = env.SPACE.get(env.SPACE.idFromName(space.name));
+    const rows = await runInDurableObject(stub, (_instance, state) =>
+      state.storage.sql
+        .exec<{ idempotency_key: string; clock_corrected: number }>(
+          "SELECT idempotency_key, clock_corrected FROM items ORDER BY idempotency_key",
+        )
+        .toArray(),
+    );
+    expect(rows).toEqual([
+      { idempotency_key: "a", clock_corrected: 0 },
+      { idempotency_key: "b", clock_corrected: 1 },
+    ]);
+  });
+});

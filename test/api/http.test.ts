@@ -1,0 +1,121 @@
+import { env, SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { app } from "../../src/edge/app";
+import { call, createSpace, json, message, ORIGIN } from "../support/seed";
+
+describe("HTTP layer: every response", () => {
+  it("carries a Request-Id, on success and on error alike", async () => {
+    const space = await createSpace();
+    const ok = await call("POST", `/spaces/${space.name}/v1/batch`, { token: space.key, body: { items: [message()] } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const failed = await call("POST", `/spaces/${space.name}/v1/batch`);
+    const problem = await json(failed, 401);
+    expect(problem.request_id).toBe(failed.headers.get("request-id"));
+    expect(failed.headers.get("request-id")).not.toBe(ok.headers.get("request-id"));
+  });
+
+  it("returns a valid traceparent as given and replaces an invalid one, never failing", async () => {
+    const given = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const kept = await call("GET", "/v1/openapi.json", { headers: { traceparent: given } });
+    expect(kept.headers.get("traceparent")).toBe(given);
+    for (const invalid of ["garbage", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", ""]) {
+      const replaced = await call("GET", "/v1/openapi.json", { headers: { traceparent: invalid } });
+      expect(replaced.status).toBe(200);
+      expect(replaced.headers.get("traceparent")).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(replaced.headers.get("traceparent")).not.toBe(invalid);
+    }
+  });
+
+  it("answers an unknown route with 404 not_found", async () => {
+    for (const path of ["/nope", "/spaces/demo/v1/nope", "/control/v1/nope", "/v2/batch"]) {
+      const response = await call("GET", path);
+      const problem = await json(response, 404);
+      expect(problem).toMatchObject({
+        code: "not_found",
+        status: 404,
+        title: "Not found",
+        type: "https://errors.memory.localhost/not_found",
+      });
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+    }
+  });
+
+  it("answers a wrong method with 405 method_not_allowed and Allow", async () => {
+    const batch = await call("GET", "/spaces/demo/v1/batch");
+    expect((await json(batch, 405)).code).toBe("method_not_allowed");
+    expect(batch.headers.get("allow")).toBe("POST");
+    const config = await call("DELETE", "/control/v1/spaces/abc/config");
+    expect((await json(config, 405)).code).toBe("method_not_allowed");
+    expect(config.headers.get("allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "PUT"]);
+  });
+
+  it("serves production addresses: the space and the control API from the host name", async () => {
+    const space = await createSpace();
+    const host = `http://${space.name}.local.memory.localhost`;
+    const response = await SELF.fetch(`${host}/v1/whoami`, { headers: { authorization: `Bearer ${space.key}` } });
+    expect((await json<{ space: string }>(response, 200)).space).toBe(space.name);
+    const control = await SELF.fetch("http://control.memory.localhost/v1/users/me", {
+      headers: { authorization: `Bearer ${space.tenant.token}` },
+    });
+    expect(control.status).toBe(200);
+  });
+
+  it("answers 503 unavailable on every route in production when a secret is missing", async () => {
+    const production = { ...env, ENVIRONMENT: "production", KEY_PEPPER: undefined };
+    for (const path of ["/spaces/demo/v1/batch", "/control/v1/users/me", "/v1/openapi.json"]) {
+      const response = await app.request(`${ORIGIN}${path}`, { method: "GET" }, production);
+      expect((await json(response, 503)).code).toBe("unavailable");
+    }
+  });
+});
+
+describe("OpenAPI 3.1 and the reference page", () => {
+  it("describes both APIs, every route, with its problem responses", async () => {
+    const document = await json<{
+      openapi: string;
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content?: Record<string, unknown> }> } & { url?: string }[]>
+      >;
+    }>(await call("GET", "/v1/openapi.json"), 200);
+    expect(document.openapi).toBe("3.1.0");
+    const expected = {
+      "/v1/batch": ["post"],
+      "/v1/whoami": ["get"],
+      "/v1/tenants": ["post"],
+      "/v1/auth/login": ["post"],
+      "/v1/users/me": ["get"],
+      "/v1/people": ["post", "get"],
+      "/v1/projects": ["post", "get"],
+      "/v1/projects/{id}/spaces": ["post", "get"],
+      "/v1/spaces/{id}/sources": ["post", "get"],
+      "/v1/sources/{id}/keys": ["post"],
+      "/v1/keys/{id}/rotate": ["post"],
+      "/v1/keys/{id}/revoke": ["post"],
+      "/v1/spaces/{id}/config": ["get", "put"],
+    };
+    expect(Object.keys(document.paths).sort()).toEqual(Object.keys(expected).sort());
+    for (const [path, methods] of Object.entries(expected)) {
+      for (const method of methods) {
+        const operation = document.paths[path]?.[method] as unknown as {
+          responses: Record<string, { content?: Record<string, unknown> }>;
+        };
+        expect(operation, `${method} ${path}`).toBeDefined();
+        const problemStatuses = Object.entries(operation.responses).filter(
+          ([, response]) => response.content?.["application/problem+json"],
+        );
+        expect(problemStatuses.length, `${method} ${path}`).toBeGreaterThan(0);
+      }
+    }
+    expect((await call("GET", "/spaces/demo/v1/openapi.json")).status).toBe(200);
+  });
+
+  it("serves an HTML reference at /docs that lists the routes", async () => {
+    const response = await call("GET", "/docs");
+    expect(response.headers.get("content-type")).toContain("text/html");
+    const page = await response.text();
+    expect(page).toContain("POST {base_url}/v1/batch");
+    expect(page).toContain("PUT {control_url}/v1/spaces/{id}/config");
+  });
+});
