@@ -74,7 +74,8 @@ app.notFound((c) => {
 app.onError((error, c) => {
   const requestId = c.get("requestId") ?? crypto.randomUUID();
   if (error instanceof Problem) return problemResponse(error, requestId, c.env.ERRORS_URL);
-  // Only the error's class and message, which never carry request data, and the request id.
-  console.error(JSON.stringify({ request_id: requestId, error: error.name, message: error.message }));
+  // The error's class and where it was thrown; not its message, which can quote input
+  // (a SyntaxError quotes the text it failed on).
+  console.error(JSON.stringify({ request_id: requestId, error: error.name, at: error.stack?.split("\n")[1]?.trim() ?? null }));
   return problemResponse(new Problem("internal_error", "unexpected failure; retry with backoff"), requestId, c.env.ERRORS_URL);
 });

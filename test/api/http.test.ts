@@ -61,6 +61,28 @@ describe("HTTP layer: every response", () => {
     expect(control.status).toBe(200);
   });
 
+  it("answers an unexpected failure with 500 internal_error, never a 4xx, and leaks nothing", async () => {
+    const space = await createSpace();
+    const failing = {
+      ...env,
+      SPACE: {
+        idFromName: (name: string) => env.SPACE.idFromName(name),
+        get: () => ({
+          ingestBatch: () => Promise.reject(new Error("storage exploded")),
+        }),
+      },
+    };
+    const response = await app.request(
+      `${ORIGIN}/spaces/${space.name}/v1/batch`,
+      { method: "POST", headers: { authorization: `Bearer ${space.key}`, "content-type": "application/json" }, body: "{}" },
+      failing,
+    );
+    const problem = await json(response, 500);
+    expect(problem).toMatchObject({ code: "internal_error", status: 500 });
+    expect(JSON.stringify(problem)).not.toContain("exploded");
+    expect(problem.request_id).toBe(response.headers.get("request-id"));
+  });
+
   it("answers 503 unavailable on every route in production when a secret is missing", async () => {
     const production = { ...env, ENVIRONMENT: "production", KEY_PEPPER: undefined };
     for (const path of ["/spaces/demo/v1/batch", "/control/v1/users/me", "/v1/openapi.json"]) {
