@@ -5,12 +5,17 @@ import type { z } from "@hono/zod-openapi";
  * never a key name the client made up: a path is followed through the schema, and a segment the
  * schema does not declare (a record key, an unknown field) is written `*`.
  */
-export function describeIssues(schema: z.ZodType | undefined, issues: readonly z.core.$ZodIssue[], prefix = ""): string {
+export function describeIssues(
+  schema: z.ZodType | undefined,
+  issues: readonly z.core.$ZodIssue[],
+  prefix = "",
+  root = "body",
+): string {
   const parts = new Set<string>();
   for (const issue of issues.slice(0, 10)) {
     const path = safePath(schema, issue.path);
     const where = [prefix, path].filter(Boolean).join(".");
-    parts.add(`${where || "body"}: ${issueType(issue)}`);
+    parts.add(`${where || root}: ${issueType(issue)}`);
   }
   if (issues.length > 10) parts.add(`and ${issues.length - 10} more`);
   return [...parts].join("; ");
@@ -18,7 +23,8 @@ export function describeIssues(schema: z.ZodType | undefined, issues: readonly z
 
 function issueType(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") return "unknown_field";
-  if (issue.code === "invalid_type" && issue.input === undefined) return "required";
+  // zod 4 leaves `input` out of issues; its message says when nothing was given.
+  if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) return "required";
   if (issue.code === "custom") return typeof issue.params?.rule === "string" ? issue.params.rule : "invalid";
   return issue.code;
 }

@@ -5,6 +5,9 @@ import { describeIssues } from "../http/issues";
 import type { ItemCode } from "../http/problem";
 import type { SourceRecord } from "./replica";
 
+/** `"__proto__":` in JSON text is that key and nothing else: quotes inside strings are escaped. */
+const PROTO_KEY = /"__proto__":/;
+
 export type ItemCheck = { ok: true; item: BatchItem; json: string } | { ok: false; code: ItemCode; detail: string };
 
 /**
@@ -16,6 +19,8 @@ export function checkItem(raw: unknown, scopes: readonly Scope[], source: Source
   if (isOverItemLimit(json)) {
     return { ok: false, code: "too_large", detail: `item is larger than ${MAX_ITEM_BYTES} bytes` };
   }
+  // zod's records skip an own `__proto__` key without checking what is under it.
+  if (PROTO_KEY.test(json)) return { ok: false, code: "invalid_input", detail: "item: forbidden_key" };
   const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined;
   if (typeof type !== "string" || !Object.hasOwn(ITEM_SCHEMAS, type)) {
     return { ok: false, code: "invalid_input", detail: "type: invalid_value" };
@@ -23,7 +28,7 @@ export function checkItem(raw: unknown, scopes: readonly Scope[], source: Source
   const schema = ITEM_SCHEMAS[type as ItemType];
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    return { ok: false, code: "invalid_input", detail: describeIssues(schema, parsed.error.issues) };
+    return { ok: false, code: "invalid_input", detail: describeIssues(schema, parsed.error.issues, "", "item") };
   }
   const item = parsed.data;
 
