@@ -28,7 +28,7 @@ export async function seedDemo(origin, operatorToken) {
     token,
     body: { name: "demo" },
   }).catch(() =>
-    call("POST", `/control/v1/projects/${project.project_id}/spaces`, {
+    call(origin, "POST", `/control/v1/projects/${project.project_id}/spaces`, {
       token,
       body: { name: `demo-${randomBytes(2).toString("hex")}` },
     }),
