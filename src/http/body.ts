@@ -34,8 +34,19 @@ export async function readTextBody(request: Request, limit: number): Promise<Bod
     return { status: "too_large", limit };
   }
   if (!request.body) return { status: "ok", text: "" };
+  // With a declared length within the limit (the runtime holds the body to it), one native read.
+  const bytes = declared >= 0 ? new Uint8Array(await request.arrayBuffer()) : await readWithin(request.body, limit);
+  if (!bytes) return { status: "too_large", limit };
+  try {
+    return { status: "ok", text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes) };
+  } catch {
+    return { status: "not_utf8" };
+  }
+}
 
-  const reader = request.body.getReader();
+/** A body of unknown length, read until it passes the limit (then null) or ends. */
+async function readWithin(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | null> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -44,16 +55,11 @@ export async function readTextBody(request: Request, limit: number): Promise<Bod
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      return { status: "too_large", limit };
+      return null;
     }
     chunks.push(value);
   }
-  const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, size);
-  try {
-    return { status: "ok", text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes) };
-  } catch {
-    return { status: "not_utf8" };
-  }
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, size);
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {

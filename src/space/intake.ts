@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql as drizzleSql, is, Param, Placeholder } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { type BatchAnswer, BatchEnvelopeSchema, type BatchItem, type ItemError } from "../contract/batch";
 import type { Scope } from "../contract/common";
@@ -64,7 +64,7 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
   let accepted = 0;
   intake.db.transaction(() => {
     for (const candidate of candidates) {
-      if (intake.insertItem.get(row(candidate, caller, now))) accepted++;
+      if (insertItem(intake, row(candidate, caller, now))) accepted++;
       else duplicates++;
     }
   });
@@ -100,19 +100,23 @@ function row(candidate: Accepted, caller: IntakeCaller, now: number) {
   };
 }
 
-/** The space's items table with its insert prepared once: the batch path runs it per item. */
+/**
+ * The items table with its insert built once: the batch path runs it for every item. The SQL
+ * comes from drizzle (the schema stays in one place) but runs as a plain `exec`: without
+ * `RETURNING` and drizzle's row mapping it costs about half as much, and `rowsWritten` tells an
+ * insert from a duplicate (`ON CONFLICT DO NOTHING` writes nothing).
+ */
 export interface Intake {
   db: Db;
-  insertItem: ReturnType<typeof prepareInsert>;
+  sql: SqlStorage;
+  insert: { text: string; names: (keyof ItemRow)[] };
 }
 
-export function openIntake(db: Db): Intake {
-  return { db, insertItem: prepareInsert(db) };
-}
+type ItemRow = ReturnType<typeof row>;
 
-function prepareInsert(db: Db) {
-  const p = (name: string) => sql.placeholder(name);
-  return db
+export function openIntake(db: Db, sql: SqlStorage): Intake {
+  const p = (name: keyof ItemRow) => drizzleSql.placeholder(name);
+  const query = db
     .insert(items)
     .values({
       itemId: p("itemId"),
@@ -132,6 +136,17 @@ function prepareInsert(db: Db) {
       body: p("body"),
     })
     .onConflictDoNothing()
-    .returning({ seq: items.seq })
-    .prepare();
+    .toSQL();
+  const names = query.params.map((param) => {
+    const placeholder = is(param, Param) ? param.value : param;
+    if (!is(placeholder, Placeholder)) throw new Error("every value of the item insert must be a placeholder");
+    return placeholder.name as keyof ItemRow;
+  });
+  return { db, sql, insert: { text: query.sql, names } };
+}
+
+/** True when the row went in, false when its idempotency_key was already stored. */
+function insertItem(intake: Intake, values: ItemRow): boolean {
+  const { text, names } = intake.insert;
+  return intake.sql.exec(text, ...names.map((name) => values[name])).rowsWritten > 0;
 }

@@ -37,7 +37,7 @@ export class SpaceObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#db = drizzle(ctx.storage);
-    this.#intake = openIntake(this.#db);
+    this.#intake = openIntake(this.#db, ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.#db, migrations);
       this.#replica = loadReplica(this.#db);

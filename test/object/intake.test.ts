@@ -17,7 +17,9 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 /** Runs intake inside a fresh object of its own, on its real SQLite, with a fixed clock. */
 function withIntake<T>(work: (intake: ReturnType<typeof openIntake>, sql: SqlStorage) => T): Promise<T> {
   const stub = env.SPACE.get(env.SPACE.newUniqueId());
-  return runInDurableObject(stub, (_instance, state) => work(openIntake(drizzle(state.storage)), state.storage.sql));
+  return runInDurableObject(stub, (_instance, state) =>
+    work(openIntake(drizzle(state.storage), state.storage.sql), state.storage.sql),
+  );
 }
 
 describe("intake: a batch as plain functions over the space's database", () => {
