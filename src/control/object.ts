@@ -58,6 +58,7 @@ export class ControlObject extends DurableObject<Env> {
   #issuer: Promise<KeyIssuer> | undefined;
   /** Key writes in flight by Idempotency-Key: a concurrent resend waits for the first, then replays it. */
   #inflight = new Map<string, Promise<unknown>>();
+  #pushes = new Map<string, Promise<void>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -192,9 +193,22 @@ export class ControlObject extends DurableObject<Env> {
     });
   }
 
-  /** Pushes the space's records to its object; the caller answers only after this returns. */
+  /**
+   * Pushes the space's records to its object; the caller answers only after this returns.
+   * Pushes of one space run one after another, each taking its snapshot when its turn comes, so
+   * an older snapshot can never land after a newer one (and undo a revocation).
+   */
   async #push(space: SpaceRow): Promise<void> {
-    await spaceObject(this.env, space.name).replicate(spaceSnapshot(this.#db, space));
+    const previous = this.#pushes.get(space.spaceId) ?? Promise.resolve();
+    const push = previous
+      .catch(() => undefined)
+      .then(() => spaceObject(this.env, space.name).replicate(spaceSnapshot(this.#db, space)));
+    this.#pushes.set(space.spaceId, push);
+    try {
+      await push;
+    } finally {
+      if (this.#pushes.get(space.spaceId) === push) this.#pushes.delete(space.spaceId);
+    }
   }
 
   async #idempotent<T>(actor: PersonPrincipal, request: IdempotencyRequest, work: () => Promise<T>): Promise<Outcome<T>> {

@@ -1,12 +1,12 @@
-import { and, asc, eq, gt, gte, lt } from "drizzle-orm";
+import { and, asc, eq, gte, lt } from "drizzle-orm";
 import { hashPassword, verifyPassword } from "../auth/password";
 import type { PersonPrincipal } from "../auth/person-token";
 import type { Role } from "../contract/common";
 import type { Person, PersonInput } from "../contract/control";
-import { pageFrom } from "../http/cursor";
 import { Problem } from "../http/problem";
 import { uuidv7 } from "../ids";
 import { type ControlDb, iso } from "./db";
+import { listPage } from "./paging";
 import { loginFailures, people } from "./schema";
 
 type PersonRow = typeof people.$inferSelect;
@@ -57,15 +57,8 @@ export function getPerson(db: ControlDb, personId: string): PersonRow | undefine
 }
 
 export function listPeople(db: ControlDb, tenantId: string, after: string | null, limit: number) {
-  const rows = db
-    .select()
-    .from(people)
-    .where(and(eq(people.tenantId, tenantId), after ? gt(people.personId, after) : undefined))
-    .orderBy(asc(people.personId))
-    .limit(limit + 1)
-    .all();
-  const page = pageFrom(rows, limit, (row) => row.personId);
-  return { data: page.data.map(personView), next_cursor: page.next_cursor };
+  const list = { table: people, id: people.personId, idOf: (row: PersonRow) => row.personId, view: personView };
+  return listPage(db, list, eq(people.tenantId, tenantId), after, limit);
 }
 
 let unknownHash: Promise<string> | undefined;

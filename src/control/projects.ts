@@ -1,9 +1,9 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Project } from "../contract/control";
-import { pageFrom } from "../http/cursor";
 import { Problem } from "../http/problem";
 import { uuidv7 } from "../ids";
 import { type ControlDb, iso } from "./db";
+import { listPage } from "./paging";
 import { projects } from "./schema";
 
 type ProjectRow = typeof projects.$inferSelect;
@@ -19,15 +19,8 @@ export function createProject(db: ControlDb, tenantId: string, name: string, now
 }
 
 export function listProjects(db: ControlDb, tenantId: string, after: string | null, limit: number) {
-  const rows = db
-    .select()
-    .from(projects)
-    .where(and(eq(projects.tenantId, tenantId), after ? gt(projects.projectId, after) : undefined))
-    .orderBy(asc(projects.projectId))
-    .limit(limit + 1)
-    .all();
-  const page = pageFrom(rows, limit, (row) => row.projectId);
-  return { data: page.data.map(projectView), next_cursor: page.next_cursor };
+  const list = { table: projects, id: projects.projectId, idOf: (row: ProjectRow) => row.projectId, view: projectView };
+  return listPage(db, list, eq(projects.tenantId, tenantId), after, limit);
 }
 
 /** The tenant's project, or `404`: another tenant's project does not exist for the caller. */

@@ -1,10 +1,10 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { LEVELS, type Level } from "../contract/common";
 import type { SOURCE_KINDS, Source, SourceInput } from "../contract/control";
-import { pageFrom } from "../http/cursor";
 import { Problem } from "../http/problem";
 import { uuidv7 } from "../ids";
 import { type ControlDb, iso } from "./db";
+import { listPage } from "./paging";
 import { sources } from "./schema";
 
 export type SourceRow = typeof sources.$inferSelect;
@@ -65,15 +65,8 @@ export function insertSource(
 }
 
 export function listSources(db: ControlDb, spaceId: string, after: string | null, limit: number) {
-  const rows = db
-    .select()
-    .from(sources)
-    .where(and(eq(sources.spaceId, spaceId), after ? gt(sources.sourceId, after) : undefined))
-    .orderBy(asc(sources.sourceId))
-    .limit(limit + 1)
-    .all();
-  const page = pageFrom(rows, limit, (row) => row.sourceId);
-  return { data: page.data.map(sourceView), next_cursor: page.next_cursor };
+  const list = { table: sources, id: sources.sourceId, idOf: (row: SourceRow) => row.sourceId, view: sourceView };
+  return listPage(db, list, eq(sources.spaceId, spaceId), after, limit);
 }
 
 export function requireSource(db: ControlDb, tenantId: string, sourceId: string): SourceRow {

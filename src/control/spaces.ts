@@ -1,9 +1,9 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Space } from "../contract/control";
-import { pageFrom } from "../http/cursor";
 import { Problem } from "../http/problem";
 import { uuidv7 } from "../ids";
 import { type ControlDb, iso } from "./db";
+import { listPage } from "./paging";
 import { spaces } from "./schema";
 
 export type SpaceRow = typeof spaces.$inferSelect;
@@ -45,15 +45,8 @@ export function insertSpace(
 }
 
 export function listSpaces(db: ControlDb, projectId: string, after: string | null, limit: number) {
-  const rows = db
-    .select()
-    .from(spaces)
-    .where(and(eq(spaces.projectId, projectId), after ? gt(spaces.spaceId, after) : undefined))
-    .orderBy(asc(spaces.spaceId))
-    .limit(limit + 1)
-    .all();
-  const page = pageFrom(rows, limit, (row) => row.spaceId);
-  return { data: page.data.map(spaceView), next_cursor: page.next_cursor };
+  const list = { table: spaces, id: spaces.spaceId, idOf: (row: SpaceRow) => row.spaceId, view: spaceView };
+  return listPage(db, list, eq(spaces.projectId, projectId), after, limit);
 }
 
 /** The tenant's space, or `404`. */

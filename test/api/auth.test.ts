@@ -84,6 +84,20 @@ describe("source keys: 401 unauthenticated", () => {
     );
   });
 
+  it("applies concurrent key changes of one space in order: none is lost, a revocation is never undone", async () => {
+    const space = await createSpace();
+    const [created, revoked] = await Promise.all([
+      Promise.all(Array.from({ length: 5 }, () => createKey(space.tenant.token, space.sourceId, ["track"]))),
+      call("POST", `/control/v1/keys/${space.keyId}/revoke`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": "rev-c" },
+      }),
+    ]);
+    expect(revoked.status).toBe(200);
+    for (const key of created) expect((await whoami(space, key.key)).status).toBe(200);
+    await expectProblem(await whoami(space, space.key), 401, "unauthenticated");
+  });
+
   it("refuses an expired key", async () => {
     const space = await createSpace();
     const expiring = await json<{ key: string }>(
