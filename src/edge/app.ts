@@ -63,7 +63,7 @@ app.notFound((c) => {
   const allowed = routes.allowed(c.req.path);
   if (allowed.length > 0) {
     return problemResponse(
-      new Problem("method_not_allowed", `${c.req.method} is not allowed here`, { Allow: allowed.join(", ") }),
+      new Problem("method_not_allowed", "this method is not allowed here; see Allow", { Allow: allowed.join(", ") }),
       c.get("requestId"),
       c.env.ERRORS_URL,
     );

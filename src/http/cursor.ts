@@ -16,7 +16,7 @@ export function decodeCursor(cursor: string | undefined): string | null {
       return (parsed as { after: string }).after;
     }
   } catch {
-    // fall through: any cursor we did not write is invalid input
+    // fall through: a cursor we did not write is invalid input
   }
   throw new Problem("invalid_input", "cursor: invalid");
 }

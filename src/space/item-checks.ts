@@ -63,7 +63,7 @@ function describe(item: BatchItem): string {
   return item.type === "event" ? `${item.kind} event` : item.type;
 }
 
-/** `no_customer` is outside the V0-V4 scale: any source may say it. */
+/** `no_customer` is outside the V0-V4 scale: every source may say it. */
 export function withinCeiling(level: Level, ceiling: Level): boolean {
   if (level === "no_customer") return true;
   return LEVELS.indexOf(level) <= LEVELS.indexOf(ceiling);

@@ -28,7 +28,7 @@ const whoamiRoute = createRoute({
   path: "/v1/whoami",
   summary: "Check a credential",
   description:
-    "Who the credential is in this space: any valid source key, or a person of the space's tenant. Does no other work.",
+    "Who the credential is in this space: a valid source key of the space, or a person of its tenant. Does no other work.",
   security: [{ sourceKey: [] }, { personToken: [] }],
   responses: {
     200: { description: "The caller.", content: { "application/json": { schema: CallerSchema } } },
