@@ -8,7 +8,7 @@
 // Prints a table and, as the last line of stdout, one JSON object of figures.
 //
 // Environment: BENCH_SECONDS (measured seconds per target, default 10), BENCH_WARMUP_SECONDS
-// (default 2), BENCH_CLIENTS (default 4), BENCH_FLOOR_REQUESTS (default 500),
+// (default 2), BENCH_SLICES (alternating slices per target, default 5), BENCH_CLIENTS (default 4), BENCH_FLOOR_REQUESTS (default 500),
 // BENCH_STORAGE_BATCHES (batches per storage-limit round, default 40), BENCH_VERBOSE=1 (show
 // wrangler's output).
 import { randomBytes } from "node:crypto";
@@ -26,6 +26,7 @@ const CLIENTS = Math.round(setting("BENCH_CLIENTS", 4));
 const FLOOR_REQUESTS = Math.round(setting("BENCH_FLOOR_REQUESTS", 500));
 const STORAGE_BATCHES = Math.round(setting("BENCH_STORAGE_BATCHES", 40));
 const STORAGE_ROUNDS = 3;
+const SLICES = Math.round(setting("BENCH_SLICES", 5));
 const BATCH_ITEMS = 500;
 const WARMUP_BATCHES = 60;
 /**
@@ -74,49 +75,50 @@ async function main() {
     }
   };
 
-  // Full path: the service as `npm run dev` runs it, seeded through the control API.
+  // Both servers run side by side; the full and the minimal path are measured in alternating
+  // slices, so a noisy neighbour on the machine weighs on both alike and the ratio holds.
   const secrets = Object.fromEntries(
     ["KEY_PEPPER", "JWT_SECRET", "OPERATOR_TOKEN", "UPLOAD_SECRET"].map((name) => [name, randomBytes(32).toString("base64url")]),
   );
-  log("starting the service (wrangler dev)");
-  const service = await startWrangler({ label: "full", cwd: ROOT, vars: secrets, readyPath: "/v1/openapi.json" });
+  log("starting the service and the minimal path (wrangler dev)");
+  const [service, bare] = await Promise.all([
+    startWrangler({ label: "full", cwd: ROOT, vars: secrets, readyPath: "/v1/openapi.json" }),
+    startWrangler({ label: "minimal", cwd: MINIMAL_DIR, config: "wrangler.toml", readyPath: "/noop" }),
+  ]);
   let full;
-  let floor;
-  try {
-    const demo = await seedDemo(service.origin, secrets.OPERATOR_TOKEN);
-    const auth = { authorization: `Bearer ${demo.key}` };
-    const batchUrl = `${demo.base_url}/v1/batch`;
-    log(`full path: warming up (${WARMUP_SECONDS}s)`);
-    const warm = await load(batchUrl, auth, warmup, WARMUP_SECONDS);
-    assertClean("full path warm-up", warm);
-    log(`floor: ${FLOOR_REQUESTS} sequential GET /v1/whoami`);
-    floor = await sequential(`${demo.base_url}/v1/whoami`, auth, FLOOR_REQUESTS);
-    ensurePool(warm.rate);
-    log(`full path: ${CLIENTS} clients for ${SECONDS}s`);
-    full = await load(batchUrl, auth, pool, SECONDS);
-    assertClean("full path", full);
-  } finally {
-    await service.stop();
-  }
-
-  // Minimal path, then the storage limit, on a fresh wrangler dev of the bare worker.
-  log("starting the minimal path (wrangler dev)");
-  const bare = await startWrangler({ label: "minimal", cwd: MINIMAL_DIR, config: "wrangler.toml", readyPath: "/noop" });
   let minimal;
+  let floor;
   let storage;
   try {
-    const batchUrl = `${bare.origin}/v1/batch`;
-    log(`minimal path: warming up (${WARMUP_SECONDS}s)`);
-    const warm = await load(batchUrl, {}, warmup, WARMUP_SECONDS);
-    assertClean("minimal path warm-up", warm);
-    ensurePool(warm.rate);
-    log(`minimal path: ${CLIENTS} clients for ${SECONDS}s`);
-    minimal = await load(batchUrl, {}, pool, SECONDS);
-    assertClean("minimal path", minimal);
+    const demo = await seedDemo(service.origin, secrets.OPERATOR_TOKEN);
+    const targets = {
+      full: { url: `${demo.base_url}/v1/batch`, headers: { authorization: `Bearer ${demo.key}` }, runs: [] },
+      minimal: { url: `${bare.origin}/v1/batch`, headers: {}, runs: [] },
+    };
+    let warmRate = 0;
+    for (const [name, target] of Object.entries(targets)) {
+      log(`${name} path: warming up (${WARMUP_SECONDS}s)`);
+      const warm = await load(target.url, target.headers, warmup.splice(0, warmup.length / 2), WARMUP_SECONDS);
+      assertClean(`${name} path warm-up`, warm);
+      warmRate = Math.max(warmRate, warm.rate);
+    }
+    log(`floor: ${FLOOR_REQUESTS} sequential GET /v1/whoami`);
+    floor = await sequential(`${demo.base_url}/v1/whoami`, targets.full.headers, FLOOR_REQUESTS);
+    ensurePool(2 * warmRate);
+    log(`full and minimal path: ${CLIENTS} clients, ${SLICES} alternating slices of ${SECONDS / SLICES}s each`);
+    for (let slice = 0; slice < SLICES; slice++) {
+      for (const [name, target] of Object.entries(targets)) {
+        const run = await load(target.url, target.headers, pool, SECONDS / SLICES);
+        assertClean(`${name} path`, run);
+        target.runs.push(run);
+      }
+    }
+    full = merged(targets.full.runs);
+    minimal = merged(targets.minimal.runs);
     log(`storage limit: ${STORAGE_ROUNDS} rounds of ${STORAGE_BATCHES} batches in one call`);
     storage = await storageLimit(bare.origin, workload);
   } finally {
-    await bare.stop();
+    await Promise.all([service.stop(), bare.stop()]);
   }
 
   const json = {
@@ -146,18 +148,17 @@ async function load(url, headers, bodies, seconds) {
   const sendHeaders = { ...headers, "content-type": "application/json" };
   const latencies = [];
   const failures = [];
-  let next = 0;
   let items = 0;
   let exhausted = false;
   const start = performance.now();
   const deadline = start + seconds * 1000;
   const client = async () => {
     while (performance.now() < deadline) {
-      if (next >= bodies.length) {
+      const body = bodies.shift();
+      if (body === undefined) {
         exhausted = true;
         return;
       }
-      const body = bodies[next++];
       const t0 = performance.now();
       let status = 0;
       let text = "";
@@ -176,17 +177,33 @@ async function load(url, headers, bodies, seconds) {
   };
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const elapsed = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
+  return summary({ latencies, items, elapsed, failures, exhausted });
+}
+
+function summary({ latencies, items, elapsed, failures, exhausted }) {
+  const sorted = [...latencies].sort((a, b) => a - b);
   return {
+    latencies,
     batches: latencies.length,
     items,
     elapsed,
     rate: items / elapsed,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
     failures,
     exhausted,
   };
+}
+
+/** The slices of one target as one run. */
+function merged(runs) {
+  return summary({
+    latencies: runs.flatMap((run) => run.latencies),
+    items: runs.reduce((sum, run) => sum + run.items, 0),
+    elapsed: runs.reduce((sum, run) => sum + run.elapsed, 0),
+    failures: runs.flatMap((run) => run.failures),
+    exhausted: runs.some((run) => run.exhausted),
+  });
 }
 
 function assertClean(what, run) {
