@@ -3,14 +3,14 @@ import { type DrizzleSqliteDODatabase, drizzle } from "drizzle-orm/durable-sqlit
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/space/migrations.js";
 import type { PresentedCredential } from "../auth/credential";
-import { POLICIES, type RoutePolicy } from "../auth/policy";
+import { POLICIES } from "../auth/policy";
 import { type Clock, systemClock } from "../clock";
 import type { BatchAnswer } from "../contract/batch";
 import { DEFAULT_CLOCK_TOLERANCE_S } from "../contract/config";
 import type { Env } from "../env";
 import { type BodyInput, parseJsonBody } from "../http/body";
 import { type Outcome, outcomeOf, Problem } from "../http/problem";
-import { admit, type Caller } from "./access";
+import { admit } from "./access";
 import { type Intake, ingestBatch, openIntake } from "./intake";
 import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 
@@ -53,7 +53,7 @@ export class SpaceObject extends DurableObject<Env> {
   async ingestBatch(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
     return outcomeOf(() => {
       const now = this.clock.now();
-      const caller = this.#admit(credential, POLICIES.batch, now);
+      const caller = admit(this.#replica, credential, POLICIES.batch, now);
       if (caller.principal.kind !== "key" || !caller.source) throw new Problem("forbidden", "this route needs a source key");
       const tolerance = this.#replica.config.values.clock_tolerance_s ?? DEFAULT_CLOCK_TOLERANCE_S;
       const intakeCaller = {
@@ -69,7 +69,7 @@ export class SpaceObject extends DurableObject<Env> {
 
   async whoami(credential: PresentedCredential): Promise<Outcome<CallerView>> {
     return outcomeOf(() => {
-      const { principal } = this.#admit(credential, POLICIES.whoami, this.clock.now());
+      const { principal } = admit(this.#replica, credential, POLICIES.whoami, this.clock.now());
       const space = this.#replica.space?.name ?? "";
       if (principal.kind === "key") {
         const { keyId, sourceId, scopes, mode } = principal;
@@ -77,9 +77,5 @@ export class SpaceObject extends DurableObject<Env> {
       }
       return { space, principal: { kind: "person", person_id: principal.personId, roles: [...principal.roles] } };
     });
-  }
-
-  #admit(credential: PresentedCredential, policy: RoutePolicy, now: number): Caller {
-    return admit(this.#replica, credential, policy, now);
   }
 }
