@@ -1,5 +1,18 @@
 import type { Env } from "../env";
 
+type Address = { api: "control" } | { api: "data"; space: string; region: string };
+
+/** What a production host names: `<space>.<region>.<BASE_HOST>` or `control.<BASE_HOST>`; null elsewhere. */
+export function addressOf(hostname: string, env: Env): Address | null {
+  const suffix = `.${env.BASE_HOST}`;
+  if (!hostname.endsWith(suffix)) return null;
+  const labels = hostname.slice(0, -suffix.length).split(".");
+  if (labels.length === 1 && labels[0] === "control") return { api: "control" };
+  const [space, region] = labels;
+  if (labels.length === 2 && space && region) return { api: "data", space, region };
+  return null;
+}
+
 /**
  * Production addresses name the space in the host (DESIGN 3.1): `<space>.<region>.<BASE_HOST>`
  * is served as `/spaces/<space>/…` and `control.<BASE_HOST>` as `/control/…`. Any other host
@@ -7,13 +20,8 @@ import type { Env } from "../env";
  */
 export function routedRequest(request: Request, env: Env): Request {
   const url = new URL(request.url);
-  const suffix = `.${env.BASE_HOST}`;
-  if (!url.hostname.endsWith(suffix)) return request;
-  const labels = url.hostname.slice(0, -suffix.length).split(".");
-  let prefix: string | undefined;
-  if (labels.length === 1 && labels[0] === "control") prefix = "/control";
-  else if (labels.length === 2 && labels[0]) prefix = `/spaces/${labels[0]}`;
-  if (!prefix || url.pathname === "/v1/openapi.json" || url.pathname === "/docs") return request;
-  url.pathname = `${prefix}${url.pathname}`;
+  const address = addressOf(url.hostname, env);
+  if (!address || url.pathname === "/v1/openapi.json" || url.pathname === "/docs") return request;
+  url.pathname = `${address.api === "control" ? "/control" : `/spaces/${address.space}`}${url.pathname}`;
   return new Request(url, request);
 }

@@ -4,6 +4,7 @@ import { type PersonPrincipal, verifyPersonToken } from "../auth/person-token";
 import { authorize, type RoutePolicy } from "../auth/policy";
 import { keyDigest, parseSourceKey } from "../auth/source-key";
 import { Problem } from "../http/problem";
+import { addressOf } from "./address";
 import type { AppEnv } from "./context";
 
 const BEARER = /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i;
@@ -26,7 +27,10 @@ export async function presentCredential(c: Context<AppEnv>, space: string): Prom
   if (token.startsWith(`${c.env.KEY_PREFIX}_`)) {
     const key = parseSourceKey(token, c.env.KEY_PREFIX);
     if (!key) throw new Problem("unauthenticated", "the source key is malformed");
-    if (key.space !== space) throw new Problem("forbidden", "the key belongs to another space");
+    const address = addressOf(new URL(c.req.url).hostname, c.env);
+    if (key.space !== space || (address?.api === "data" && address.region !== key.region)) {
+      throw new Problem("forbidden", "the key belongs to another space");
+    }
     return {
       kind: "key",
       keyId: key.keyId,

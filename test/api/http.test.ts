@@ -59,6 +59,11 @@ describe("HTTP layer: every response", () => {
       headers: { authorization: `Bearer ${space.tenant.token}` },
     });
     expect(control.status).toBe(200);
+    // The right space in another region's address is another space's address.
+    const elsewhere = await SELF.fetch(`http://${space.name}.eu9.memory.localhost/v1/whoami`, {
+      headers: { authorization: `Bearer ${space.key}` },
+    });
+    expect((await json(elsewhere, 403)).code).toBe("forbidden");
   });
 
   it("answers an unexpected failure with 500 internal_error, never a 4xx, and leaks nothing", async () => {

@@ -7,6 +7,7 @@ import { problems } from "../../contract/problem";
 import { controlObject } from "../../control/address";
 import type { SpaceView } from "../../control/spaces";
 import { unwrap } from "../../http/problem";
+import { addressOf } from "../address";
 import type { AppEnv } from "../context";
 import { jsonBody } from "../json-body";
 import { personOnly } from "./guards";
@@ -73,7 +74,7 @@ const listSpacesRoute = createRoute({
 function withBaseUrl(c: Context<AppEnv>, space: SpaceView) {
   const url = new URL(c.req.url);
   const base_url =
-    url.hostname === `control.${c.env.BASE_HOST}`
+    addressOf(url.hostname, c.env)?.api === "control"
       ? `https://${space.name}.${space.region}.${c.env.BASE_HOST}`
       : `${url.origin}/spaces/${space.name}`;
   return { ...space, base_url };
