@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import fc from "fast-check";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { CATALOG, type ProblemCode } from "../../src/http/problem";
 import { ORIGIN } from "./seed";
 
@@ -21,7 +21,26 @@ let requestsSent = 0;
 export const requestCount = () => requestsSent;
 
 /** Sums a RUNS table: the cases a file's properties run when all of them complete. */
-export const totalRuns = (runs: Record<string, number>) => Object.values(runs).reduce((sum, n) => sum + n, 0);
+const totalRuns = (runs: Record<string, number>) => Object.values(runs).reduce((sum, n) => sum + n, 0);
+
+/**
+ * Registers hooks that check, when the file is done, that every configured run of its properties
+ * completed and sent at least one request. Returns what a property calls once it has finished.
+ */
+export function trackRuns<Name extends string>(runs: Record<Name, number>): (name: Name) => void {
+  let completed = 0;
+  let before = 0;
+  beforeAll(() => {
+    before = requestCount();
+  });
+  afterAll(() => {
+    expect(completed).toBe(totalRuns(runs));
+    expect(requestCount() - before).toBeGreaterThanOrEqual(completed);
+  });
+  return (name) => {
+    completed += runs[name];
+  };
+}
 
 /** A mutation value meaning "delete this field". */
 export const DELETE = { delete: true } as const;
