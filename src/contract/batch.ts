@@ -1,88 +1,138 @@
 import { z } from "@hono/zod-openapi";
+import { CATALOG } from "../http/problem";
 import {
   AttributesSchema,
   ChannelSchema,
   ExternalIdSchema,
   IdentifierSchema,
+  integer,
   LevelSchema,
   SlugSchema,
-  TimestampSchema,
+  TimestampInputSchema,
+  text,
   UuidSchema,
 } from "./common";
+import { atLeastOne, exactlyOne, withRules } from "./shape-rules";
 
 export const MAX_BATCH_ITEMS = 500;
 export const MAX_BATCH_BYTES = 2_500_000;
 export const MAX_ITEM_BYTES = 1_000_000;
 
-const IdempotencyKeySchema = z.string().min(1).max(256);
+const IdempotencyKeySchema = text(1, 256);
 
-const ContentSchema = z.strictObject({
+const ContentFields = {
   type: z.enum(["text", "audio", "image", "video", "file"]).optional(),
   text: z.string().optional(),
   transcript: z.string().optional(),
-  media_ref: z.string().min(1).max(256).optional(),
+  media_ref: text(1, 256).optional(),
   media_sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .optional(),
-});
+};
 
-const ActionSchema = z.strictObject({
-  operation: SlugSchema,
-  object_type: SlugSchema,
-  object_id: ExternalIdSchema,
-  status: z.string().min(1).max(64).optional(),
-  due_at: TimestampSchema.optional(),
-  attributes: AttributesSchema.optional(),
-});
+const ContentSchema = z.strictObject(ContentFields).openapi("Content");
+
+/** SPEC shape rule 1: a message needs text, a transcript or a media reference. */
+const MessageContentSchema = withRules(z.strictObject(ContentFields), [
+  atLeastOne(["text", "transcript", "media_ref"], "message_needs_text_transcript_or_media"),
+]).openapi("MessageContent");
+
+const ActionSchema = z
+  .strictObject({
+    operation: SlugSchema,
+    object_type: SlugSchema,
+    object_id: ExternalIdSchema,
+    status: text(1, 64).optional(),
+    due_at: TimestampInputSchema.optional(),
+    attributes: AttributesSchema.optional(),
+  })
+  .openapi("Action", {
+    description: "An operation and object type the source's `act` allows; otherwise the item is `operation_not_allowed`.",
+  });
+
+/** SPEC shape rule 3, second half: the `action` block is valid only on `kind: action`. */
+const NoActionSchema = z
+  .unknown()
+  .refine((value) => value === undefined, { params: { rule: "action_block_only_for_action_kind" } })
+  .openapi({ not: {}, description: "Only on `kind: action`." });
 
 const SubjectSchema = z.union([z.strictObject({ profile_id: UuidSchema }), z.strictObject({ handle: IdentifierSchema })]);
 
 const ObjectRefSchema = z.strictObject({ object_type: SlugSchema, object_id: ExternalIdSchema });
 
-const issue = (path: string[], rule: string) => ({ code: "custom" as const, path, message: rule, params: { rule } });
+const eventFields = {
+  type: z.literal("event"),
+  idempotency_key: IdempotencyKeySchema,
+  channel: ChannelSchema.optional(),
+  conversation_id: ExternalIdSchema.optional(),
+  conversation_aliases: z.array(ExternalIdSchema).max(20).optional(),
+  task_id: ExternalIdSchema.optional(),
+  handles: z.array(IdentifierSchema).max(50).optional(),
+  subject: SubjectSchema.optional(),
+  object: ObjectRefSchema.optional(),
+  speaker: z.strictObject({ role: z.enum(["customer", "ai_agent", "human_agent", "system"]) }).optional(),
+  attributes: AttributesSchema.optional(),
+  context_stamp: z.strictObject({ etag: text(1, 256), injected_at: TimestampInputSchema }).optional(),
+  occurred_at: TimestampInputSchema,
+};
 
-export const EventItemSchema = z
-  .strictObject({
-    type: z.literal("event"),
-    idempotency_key: IdempotencyKeySchema,
-    kind: z.enum(["message", "system_event", "action"]).default("message"),
-    channel: ChannelSchema.optional(),
-    conversation_id: ExternalIdSchema.optional(),
-    conversation_aliases: z.array(ExternalIdSchema).max(20).optional(),
-    task_id: ExternalIdSchema.optional(),
-    handles: z.array(IdentifierSchema).max(50).optional(),
-    subject: SubjectSchema.optional(),
-    object: ObjectRefSchema.optional(),
-    speaker: z.strictObject({ role: z.enum(["customer", "ai_agent", "human_agent", "system"]) }).optional(),
+/** SPEC shape rule 4: every event names whom or what it is about. */
+const aboutSomeone = atLeastOne<{ handles?: unknown; subject?: unknown; object?: unknown }>(
+  ["handles", "subject", "object"],
+  "event_needs_handle_subject_or_object",
+  "handles",
+);
+
+export const MessageEventSchema = withRules(
+  z.strictObject({
+    ...eventFields,
+    kind: z.literal("message").default("message"),
+    content: MessageContentSchema,
+    canonical_type: SlugSchema.optional(),
+    action: NoActionSchema.optional(),
+  }),
+  [aboutSomeone],
+).openapi("MessageEvent", { description: "A message (the default `kind`): needs text, a transcript or a media reference." });
+
+/** SPEC shape rule 2: a system event needs `canonical_type`. */
+export const SystemEventSchema = withRules(
+  z.strictObject({
+    ...eventFields,
+    kind: z.literal("system_event"),
+    canonical_type: SlugSchema,
+    content: ContentSchema.optional(),
+    action: NoActionSchema.optional(),
+  }),
+  [aboutSomeone],
+).openapi("SystemEvent", { description: "What a system recorded (`order.shipped`…); `attributes` carry its facts." });
+
+/** SPEC shape rule 3: an action needs the `action` block. */
+export const ActionEventSchema = withRules(
+  z.strictObject({
+    ...eventFields,
+    kind: z.literal("action"),
+    action: ActionSchema,
     content: ContentSchema.optional(),
     canonical_type: SlugSchema.optional(),
-    action: ActionSchema.optional(),
-    attributes: AttributesSchema.optional(),
-    context_stamp: z.strictObject({ etag: z.string().min(1).max(256), injected_at: TimestampSchema }).optional(),
-    occurred_at: TimestampSchema,
-  })
-  // SPEC's shape rules, checked once the fields themselves are well formed.
-  .check((ctx) => {
-    const event = ctx.value;
-    const content = event.content;
-    if (event.kind === "message" && !(content?.text || content?.transcript || content?.media_ref)) {
-      ctx.issues.push({ ...issue(["content"], "message_needs_text_transcript_or_media"), input: content });
-    }
-    if (event.kind === "system_event" && !event.canonical_type) {
-      ctx.issues.push({ ...issue(["canonical_type"], "system_event_needs_canonical_type"), input: undefined });
-    }
-    if (event.kind === "action" && !event.action) {
-      ctx.issues.push({ ...issue(["action"], "action_needs_action_block"), input: undefined });
-    }
-    if (event.kind !== "action" && event.action) {
-      ctx.issues.push({ ...issue(["action"], "action_block_only_for_action_kind"), input: event.action });
-    }
-    if (!event.handles?.length && !event.subject && !event.object) {
-      ctx.issues.push({ ...issue(["handles"], "event_needs_handle_subject_or_object"), input: event.handles });
-    }
-  })
-  .openapi("EventItem");
+  }),
+  [aboutSomeone],
+).openapi("ActionEvent", { description: "What an agent did. Needs scope `act` and an operation the source allows." });
+
+export const EventItemSchema = z
+  .discriminatedUnion("kind", [MessageEventSchema, SystemEventSchema, ActionEventSchema])
+  .openapi("EventItem", {
+    description: "An event, by `kind` (`message` when absent).",
+    // zod leaves the default kind out of the mapping.
+    discriminator: {
+      propertyName: "kind",
+      mapping: {
+        message: "#/components/schemas/MessageEvent",
+        system_event: "#/components/schemas/SystemEvent",
+        action: "#/components/schemas/ActionEvent",
+      },
+    },
+  });
 
 export const IdentifyItemSchema = z
   .strictObject({
@@ -91,19 +141,19 @@ export const IdentifyItemSchema = z
     handles: z.array(IdentifierSchema).min(2).max(50),
     method: z.enum(["system_import", "otp", "agent", "human", "crm"]),
     subject_kind: z.enum(["person", "account", "partner"]).optional(),
-    occurred_at: TimestampSchema.optional(),
+    occurred_at: TimestampInputSchema.optional(),
   })
-  .openapi("IdentifyItem");
+  .openapi("IdentifyItem", { description: "The handles belong to one subject. Needs scope `identify`." });
 
 /** `conversation_id` or `task_id`, exactly one. */
-function oneTarget(ctx: { value: { conversation_id?: string | undefined; task_id?: string | undefined }; issues: unknown[] }) {
-  if (Boolean(ctx.value.conversation_id) === Boolean(ctx.value.task_id)) {
-    ctx.issues.push({ ...issue(["conversation_id"], "needs_conversation_id_or_task_id"), input: undefined });
-  }
-}
+const oneTarget = exactlyOne<{ conversation_id?: string; task_id?: string }>(
+  ["conversation_id", "task_id"],
+  "needs_conversation_id_or_task_id",
+  "conversation_id",
+);
 
-export const VerifyItemSchema = z
-  .strictObject({
+export const VerifyItemSchema = withRules(
+  z.strictObject({
     type: z.literal("verify"),
     idempotency_key: IdempotencyKeySchema,
     conversation_id: ExternalIdSchema.optional(),
@@ -111,18 +161,21 @@ export const VerifyItemSchema = z
     level: LevelSchema,
     method: SlugSchema,
     handles: z.array(IdentifierSchema).max(50).optional(),
-    occurred_at: TimestampSchema.optional(),
-  })
-  .check(oneTarget)
-  .openapi("VerifyItem");
+    occurred_at: TimestampInputSchema.optional(),
+  }),
+  [oneTarget],
+).openapi("VerifyItem", {
+  description:
+    "Raises the verification level of a conversation or task. Needs scope `identify`; a level above the source's ceiling is `verification_not_allowed`.",
+});
 
 export const ConversationEndedItemSchema = z
   .strictObject({
     type: z.literal("conversation.ended"),
     idempotency_key: IdempotencyKeySchema,
     conversation_id: ExternalIdSchema,
-    occurred_at: TimestampSchema,
-    reason: z.string().min(1).max(256).optional(),
+    occurred_at: TimestampInputSchema,
+    reason: text(1, 256).optional(),
   })
   .openapi("ConversationEndedItem");
 
@@ -131,54 +184,54 @@ export const TaskEndedItemSchema = z
     type: z.literal("task.ended"),
     idempotency_key: IdempotencyKeySchema,
     task_id: ExternalIdSchema,
-    occurred_at: TimestampSchema,
+    occurred_at: TimestampInputSchema,
   })
   .openapi("TaskEndedItem");
 
-export const HandoffItemSchema = z
-  .strictObject({
+export const HandoffItemSchema = withRules(
+  z.strictObject({
     type: z.literal("handoff"),
     idempotency_key: IdempotencyKeySchema,
     conversation_id: ExternalIdSchema.optional(),
     task_id: ExternalIdSchema.optional(),
     to: z.strictObject({
       role: z.enum(["human_agent", "ai_agent"]),
-      queue: z.string().min(1).max(256).optional(),
-      agent_id: z.string().min(1).max(256).optional(),
+      queue: text(1, 256).optional(),
+      agent_id: text(1, 256).optional(),
     }),
-    reason: z.string().min(1).max(256).optional(),
-    occurred_at: TimestampSchema,
-  })
-  .check(oneTarget)
-  .openapi("HandoffItem");
+    reason: text(1, 256).optional(),
+    occurred_at: TimestampInputSchema,
+  }),
+  [oneTarget],
+).openapi("HandoffItem");
 
 export const HeartbeatItemSchema = z
   .strictObject({
     type: z.literal("heartbeat"),
     idempotency_key: IdempotencyKeySchema,
     day: z.iso.date(),
-    sent: z.number().int().min(0),
+    sent: integer(0),
   })
-  .openapi("HeartbeatItem");
+  .openapi("HeartbeatItem", { description: "What the client sent that UTC day so far." });
 
-/** Item schemas by `type`: an item is checked against the one its `type` names. */
-export const ITEM_SCHEMAS = {
-  event: EventItemSchema,
-  identify: IdentifyItemSchema,
-  verify: VerifyItemSchema,
-  "conversation.ended": ConversationEndedItemSchema,
-  "task.ended": TaskEndedItemSchema,
-  handoff: HandoffItemSchema,
-  heartbeat: HeartbeatItemSchema,
-} as const;
-
-export type ItemType = keyof typeof ITEM_SCHEMAS;
-export type BatchItem = z.infer<(typeof ITEM_SCHEMAS)[ItemType]>;
-export type EventItem = z.infer<typeof EventItemSchema>;
-
+/** One item of a batch, by `type`; events again by `kind`. */
 export const BatchItemSchema = z
-  .union(Object.values(ITEM_SCHEMAS) as unknown as [typeof EventItemSchema, typeof IdentifyItemSchema])
-  .openapi("BatchItem");
+  .discriminatedUnion("type", [
+    EventItemSchema,
+    IdentifyItemSchema,
+    VerifyItemSchema,
+    ConversationEndedItemSchema,
+    TaskEndedItemSchema,
+    HandoffItemSchema,
+    HeartbeatItemSchema,
+  ])
+  .openapi("BatchItem", {
+    description:
+      "Checked alone. Beyond this schema an item is refused only for what depends on the caller or on size: over 1 MB of JSON (`too_large`), a scope the key lacks (`scope_missing`), an action the source does not allow (`operation_not_allowed`), a `verify` above the source's ceiling (`verification_not_allowed`). An `idempotency_key` already stored is a duplicate, not an error.",
+  });
+
+export type BatchItem = z.infer<typeof BatchItemSchema>;
+export type EventItem = z.infer<typeof EventItemSchema>;
 
 /** The envelope alone; items are checked one by one afterwards, so one bad item fails only itself. */
 export const BatchEnvelopeSchema = z.strictObject({
@@ -189,16 +242,18 @@ export const BatchRequestSchema = z
   .strictObject({ items: z.array(BatchItemSchema).min(1).max(MAX_BATCH_ITEMS) })
   .openapi("BatchRequest");
 
+const ITEM_CODES = [...(Object.keys(CATALOG) as (keyof typeof CATALOG)[]), "too_large"] as const;
+
 export const ItemErrorSchema = z.object({
-  index: z.number().int().min(0),
-  code: z.string(),
+  index: integer(0),
+  code: z.enum(ITEM_CODES),
   detail: z.string(),
 });
 
 export const BatchAnswerSchema = z
   .object({
-    accepted: z.number().int().min(0),
-    duplicates: z.number().int().min(0),
+    accepted: integer(0),
+    duplicates: integer(0),
     errors: z.array(ItemErrorSchema),
   })
   .openapi("BatchAnswer");

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
+export { TimestampInputSchema, TimestampSchema } from "./timestamp";
+
 export const SCOPES = ["track", "act", "context", "search", "identify", "admin", "analytics"] as const;
 export const ScopeSchema = z.enum(SCOPES);
 export type Scope = z.infer<typeof ScopeSchema>;
@@ -15,11 +17,53 @@ export type Level = z.infer<typeof LevelSchema>;
 export const CHANNELS = ["whatsapp", "voice", "app", "email", "erp", "crm", "ticket"] as const;
 export const ChannelSchema = z.enum(CHANNELS);
 
-/** ISO 8601 in UTC (`Z`), as SPEC requires for every timestamp. */
-export const TimestampSchema = z.iso.datetime().openapi({ example: "2026-11-22T10:00:00Z" });
+/**
+ * A string of `min` to `max` characters, counted as JSON Schema counts them (code points), not
+ * as JavaScript does (UTF-16 units): twelve emoji are twelve characters, not twenty-four.
+ */
+export function text(min: number, max: number) {
+  return z
+    .string()
+    .check((ctx) => {
+      const value = ctx.value;
+      // Code points are at most the UTF-16 length and at least half of it: count only when it matters.
+      if (value.length <= max && value.length >= 2 * min) return;
+      const length = codePoints(value);
+      if (length < min) {
+        ctx.issues.push({ code: "too_small", origin: "string", minimum: min, inclusive: true, input: value, message: "" });
+      } else if (length > max) {
+        ctx.issues.push({ code: "too_big", origin: "string", maximum: max, inclusive: true, input: value, message: "" });
+      }
+    })
+    .openapi({ minLength: min, maxLength: max });
+}
+
+function codePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+/** A whole number JSON can carry exactly (JSON Schema's `integer`, bounded to what JavaScript holds). */
+export function integer(min: number, max: number = Number.MAX_SAFE_INTEGER) {
+  return z.number().int().min(min).max(max);
+}
+
+/**
+ * An integer in a query string: digits only (no `1e2`, no `0x10`), documented as an integer
+ * because that is what clients send; its range is checked after the conversion.
+ */
+export function queryInteger(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^(0|-?[1-9]\d{0,14})$/)
+    .transform(Number)
+    .pipe(integer(min, max))
+    .openapi({ type: "integer", minimum: min, maximum: max });
+}
 
 /** A caller-chosen id: conversation, task, object. */
-export const ExternalIdSchema = z.string().min(1).max(512);
+export const ExternalIdSchema = text(1, 512);
 
 /** A lower-case machine name: handle types, operations, object types, canonical types. */
 export const SlugSchema = z
@@ -28,18 +72,27 @@ export const SlugSchema = z
   .max(64)
   .regex(/^[a-z][a-z0-9_.-]*$/);
 
-export const UuidSchema = z.uuid();
+/** Any id in UUID syntax (JSON Schema's `format: uuid`), whatever its version. */
+export const UuidSchema = z.guid().openapi({ format: "uuid" });
 
 export const IdentifierSchema = z
   .strictObject({
     type: SlugSchema.openapi({ example: "phone_e164" }),
-    value: z.string().min(1).max(1024),
-    scope: z.string().max(256).optional(),
+    value: text(1, 1024),
+    scope: text(0, 256).optional(),
   })
   .openapi("Identifier");
 
-export const ScalarSchema = z.union([z.string().max(4096), z.number(), z.boolean(), z.null()]);
-export const AttributesSchema = z.record(z.string().min(1).max(128), ScalarSchema);
+export const ScalarSchema = z.union([text(0, 4096), z.number(), z.boolean(), z.null()]);
+
+/**
+ * A flat map of scalars. `__proto__` is refused as a key (zod's records skip it, so the item
+ * check refuses it before parsing); the document says so in `propertyNames`.
+ */
+export const AttributesSchema = z
+  .record(text(1, 128), ScalarSchema)
+  // zod-to-openapi emits `propertyNames` but its metadata type does not list it.
+  .openapi({ propertyNames: { minLength: 1, maxLength: 128, not: { const: "__proto__" } } } as Record<never, never>);
 
 /** Names of spaces and regions: they appear in host names and source keys. */
 export const NameSlugSchema = z
@@ -48,7 +101,8 @@ export const NameSlugSchema = z
   .max(63)
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/);
 
-export const PageQuerySchema = z.object({
-  cursor: z.string().min(1).max(512).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+/** List paging. Unknown parameters are refused, like unknown fields in a body. */
+export const PageQuerySchema = z.strictObject({
+  cursor: text(1, 512).optional(),
+  limit: queryInteger(1, 200).optional().default(50).openapi({ default: 50 }),
 });

@@ -1,9 +1,31 @@
 import { z } from "@hono/zod-openapi";
-import { LevelSchema, NameSlugSchema, RoleSchema, ScopeSchema, SlugSchema, TimestampSchema } from "./common";
+import {
+  LEVELS,
+  type Level,
+  LevelSchema,
+  NameSlugSchema,
+  RoleSchema,
+  ScopeSchema,
+  SlugSchema,
+  TimestampInputSchema,
+  TimestampSchema,
+  text,
+  UuidSchema,
+} from "./common";
+import type { ShapeRule } from "./shape-rules";
+import { withRules } from "./shape-rules";
 
-const NameSchema = z.string().trim().min(1).max(200);
-const EmailSchema = z.email().max(320);
-const PasswordSchema = z.string().min(12).max(256);
+/** A display name: stored as given, with at least one character that is not white space. */
+const NameSchema = text(1, 200).regex(/\S/);
+
+/**
+ * What an HTML form's `type=email` accepts (the WHATWG rule), declared as a pattern: JSON
+ * Schema's `format: email` allows quoted and IP-literal addresses no person logs in with.
+ */
+const EmailSchema = text(3, 320).regex(
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/,
+);
+const PasswordSchema = text(12, 256);
 
 export const PersonInputSchema = z
   .strictObject({
@@ -11,7 +33,7 @@ export const PersonInputSchema = z
     password: PasswordSchema,
     name: NameSchema.optional(),
     roles: z.array(RoleSchema).min(1).max(6),
-    vendor_sources: z.array(z.uuid()).max(200).optional(),
+    vendor_sources: z.array(UuidSchema).max(200).optional(),
   })
   .openapi("PersonInput");
 
@@ -38,9 +60,7 @@ export const TenantSchema = z.object({ tenant_id: z.string(), name: z.string(), 
 
 export const TenantCreatedSchema = z.object({ tenant: TenantSchema, admin: PersonSchema }).openapi("TenantCreated");
 
-export const LoginInputSchema = z
-  .strictObject({ email: z.string().max(320), password: z.string().max(256) })
-  .openapi("LoginInput");
+export const LoginInputSchema = z.strictObject({ email: text(0, 320), password: text(0, 256) }).openapi("LoginInput");
 
 export const LoginAnswerSchema = z.object({ token: z.string(), expires_at: TimestampSchema }).openapi("LoginAnswer");
 
@@ -66,8 +86,47 @@ export const SpaceSchema = z
 
 export const SOURCE_KINDS = ["agent", "system", "human_desk", "analyst"] as const;
 
-export const SourceInputSchema = z
-  .strictObject({
+type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/** The highest ceiling each kind may declare (DESIGN 3.3): agents stop at V2, desks and systems of record reach V4. */
+export const KIND_CEILING: Record<SourceKind, Level> = { agent: "V2", system: "V4", human_desk: "V4", analyst: "V0" };
+
+/** V3 needs a source that runs OTP: `otp: true` raises a lower ceiling to V3. */
+export function maximumCeiling(kind: SourceKind, otp: boolean): Level {
+  const ceiling = KIND_CEILING[kind];
+  return otp && LEVELS.indexOf(ceiling) < LEVELS.indexOf("V3") ? "V3" : ceiling;
+}
+
+const levelsUpTo = (level: Level) => LEVELS.slice(0, LEVELS.indexOf(level) + 1);
+
+/** Each kind's allowed ceilings, with and without OTP, stated as the combinations the document allows. */
+const ceilingWithinKind: ShapeRule<{ kind: SourceKind; otp?: boolean | undefined; verification_ceiling?: Level | undefined }> = {
+  name: "above_the_kinds_maximum",
+  field: "verification_ceiling",
+  holds: ({ kind, otp, verification_ceiling }) =>
+    verification_ceiling === undefined || levelsUpTo(maximumCeiling(kind, otp ?? false)).includes(verification_ceiling),
+  describe: ({ kind, otp }) => `above_the_kinds_maximum_${maximumCeiling(kind, otp ?? false)}`,
+  schema: {
+    anyOf: SOURCE_KINDS.flatMap((kind) => {
+      const plain = {
+        properties: { kind: { const: kind }, verification_ceiling: { enum: levelsUpTo(maximumCeiling(kind, false)) } },
+      };
+      if (maximumCeiling(kind, true) === maximumCeiling(kind, false)) return [plain];
+      const otp = {
+        required: ["otp"],
+        properties: {
+          kind: { const: kind },
+          otp: { const: true },
+          verification_ceiling: { enum: levelsUpTo(maximumCeiling(kind, true)) },
+        },
+      };
+      return [plain, otp];
+    }),
+  },
+};
+
+export const SourceInputSchema = withRules(
+  z.strictObject({
     name: NameSchema,
     kind: z.enum(SOURCE_KINDS),
     verification_ceiling: LevelSchema.exclude(["no_customer"]).optional(),
@@ -79,8 +138,11 @@ export const SourceInputSchema = z
       })
       .optional(),
     mapping: z.record(z.string(), z.unknown()).optional(),
-  })
-  .openapi("SourceInput");
+  }),
+  [ceilingWithinKind],
+).openapi("SourceInput", {
+  description: `The highest \`verification_ceiling\` by kind: ${SOURCE_KINDS.map((kind) => `\`${kind}\` ${KIND_CEILING[kind]}`).join(", ")}; \`otp: true\` raises a lower one to V3. Absent, the source gets its kind's highest.`,
+});
 
 export const SourceSchema = z
   .object({
@@ -100,7 +162,7 @@ export const KeyInputSchema = z
   .strictObject({
     scopes: z.array(ScopeSchema).min(1).max(7),
     mode: z.enum(["live", "test"]).default("live"),
-    expires_at: TimestampSchema.optional(),
+    expires_at: TimestampInputSchema.optional().openapi({ description: "In the future; a time already past is `422`." }),
   })
   .openapi("KeyInput");
 
@@ -127,7 +189,7 @@ export function pageOf<T extends z.ZodType>(item: T, name: string) {
 export const IdParamSchema = z.object({ id: z.string().min(1).max(128) });
 
 export const IdempotencyHeaderSchema = z.object({
-  "idempotency-key": z.string().min(1).max(256).openapi({ description: "Required; kept 24 hours with the hash of the body." }),
+  "idempotency-key": text(1, 256).openapi({ description: "Required; kept 24 hours with the hash of the body." }),
 });
 
 export type PersonInput = z.infer<typeof PersonInputSchema>;

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import { LEVELS, type Level } from "../contract/common";
-import type { SOURCE_KINDS, Source, SourceInput } from "../contract/control";
+import type { Level } from "../contract/common";
+import { maximumCeiling, type SOURCE_KINDS, type Source, type SourceInput } from "../contract/control";
 import { Problem } from "../http/problem";
 import { uuidv7 } from "../ids";
 import { type ControlDb, iso } from "./db";
@@ -10,21 +10,9 @@ import { sources } from "./schema";
 export type SourceRow = typeof sources.$inferSelect;
 type SourceKind = (typeof SOURCE_KINDS)[number];
 
-/** Ceilings by kind (DESIGN 3.3): agents stop at V2, desks and systems of record reach V4. */
-const DEFAULT_CEILING: Record<SourceKind, Level> = { agent: "V2", system: "V4", human_desk: "V4", analyst: "V0" };
-
-/**
- * The verification ceiling a source gets: the one asked for, if the source may have it.
- * V3 needs a source that runs OTP; V4 is for human desks and systems of record.
- */
+/** The ceiling asked for (the input schema keeps it within the kind's), else the kind's highest. */
 function ceilingOf(input: SourceInput): Level {
-  const kindCeiling = DEFAULT_CEILING[input.kind];
-  const allowed = input.otp && LEVELS.indexOf(kindCeiling) < LEVELS.indexOf("V3") ? "V3" : kindCeiling;
-  const asked = input.verification_ceiling ?? allowed;
-  if (LEVELS.indexOf(asked) > LEVELS.indexOf(allowed)) {
-    throw new Problem("invalid_input", `verification_ceiling: above what a source of this kind may declare (${allowed})`);
-  }
-  return asked;
+  return input.verification_ceiling ?? maximumCeiling(input.kind, input.otp ?? false);
 }
 
 export function sourceView(row: SourceRow): Source {

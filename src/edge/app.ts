@@ -11,10 +11,10 @@ import { sourceRoutes } from "./control/sources";
 import { tenantRoutes } from "./control/tenants";
 import { batchRoutes } from "./data/batch";
 import { whoamiRoutes } from "./data/whoami";
-import { RouteTable } from "./method-not-allowed";
 import { openApiDocument } from "./openapi";
 import { referencePage } from "./reference-page";
 import { requestContext } from "./request-context";
+import { RouteTable } from "./route-table";
 import { edgeSecrets } from "./secrets";
 import { invalidInput } from "./validation";
 
@@ -38,8 +38,8 @@ const document = openApiDocument(dataApi, controlApi);
 const page = referencePage(document);
 
 const routes = new RouteTable();
-for (const route of dataApi.routes) routes.add(DATA_PREFIX, route.path, route.method);
-for (const route of controlApi.routes) routes.add(CONTROL_PREFIX, route.path, route.method);
+routes.addApi(DATA_PREFIX, dataApi);
+routes.addApi(CONTROL_PREFIX, controlApi);
 for (const path of ["/v1/openapi.json", "/docs"]) {
   for (const prefix of ["", DATA_PREFIX, CONTROL_PREFIX]) routes.add(prefix, path, "GET");
 }
@@ -49,6 +49,14 @@ export const app = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput });
 app.use(requestContext);
 app.use(async (c, next) => {
   c.set("secrets", await edgeSecrets(c.env));
+  await next();
+});
+// Query parameter names are part of the address: checked before anything else, named nowhere.
+app.use(async (c, next) => {
+  const query = new URL(c.req.url).searchParams;
+  if (query.size > 0 && !routes.declaresQuery(c.req.method, c.req.path, query.keys())) {
+    throw new Problem("invalid_input", "query: unknown_field");
+  }
   await next();
 });
 

@@ -26,6 +26,8 @@ function issueType(issue: z.core.$ZodIssue): string {
   // zod 4 leaves `input` out of issues; its message says when nothing was given.
   if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) return "required";
   if (issue.code === "custom") return typeof issue.params?.rule === "string" ? issue.params.rule : "invalid";
+  // A discriminated union names the field it dispatches on; its value is simply not one of the options.
+  if (issue.code === "invalid_union" && issue.discriminator !== undefined) return "invalid_value";
   return issue.code;
 }
 
@@ -53,24 +55,28 @@ function unwrapSchema(schema: unknown): unknown {
   return current;
 }
 
-function child(schema: unknown, segment: PropertyKey): unknown {
+/**
+ * How much of `path` the schema declares: the number of leading segments that name a declared
+ * field or an array index. A union follows the option that declares the most, so a field of one
+ * event kind is found even when another kind declares the same name differently.
+ */
+function declaredDepth(schema: unknown, path: readonly PropertyKey[]): number {
+  if (path.length === 0) return 0;
   const def = defOf(unwrapSchema(schema));
-  if (!def) return undefined;
+  if (!def) return 0;
+  const [segment, ...rest] = path;
   switch (def.type) {
     case "object": {
       const shape = def.shape as Record<string, unknown>;
-      return typeof segment === "string" && Object.hasOwn(shape, segment) ? shape[segment] : undefined;
+      if (typeof segment !== "string" || !Object.hasOwn(shape, segment)) return 0;
+      return 1 + declaredDepth(shape[segment], rest);
     }
     case "array":
-      return typeof segment === "number" ? def.element : undefined;
+      return typeof segment === "number" ? 1 + declaredDepth(def.element, rest) : 0;
     case "union":
-      for (const option of def.options as unknown[]) {
-        const found = child(option, segment);
-        if (found) return found;
-      }
-      return undefined;
+      return Math.max(0, ...(def.options as unknown[]).map((option) => declaredDepth(option, path)));
     default:
-      return undefined;
+      return 0;
   }
 }
 
@@ -82,17 +88,6 @@ function safePath(schema: z.ZodType | undefined, path: readonly PropertyKey[]): 
     return path
       .map((segment) => (typeof segment === "number" || FIELD_NAME.test(String(segment)) ? String(segment) : "*"))
       .join(".");
-  const out: string[] = [];
-  let current: unknown = schema;
-  for (const segment of path) {
-    const next = current === undefined ? undefined : child(current, segment);
-    if (next === undefined) {
-      out.push(typeof segment === "number" ? String(segment) : "*");
-      current = undefined;
-      continue;
-    }
-    out.push(String(segment));
-    current = next;
-  }
-  return out.join(".");
+  const depth = declaredDepth(schema, path);
+  return path.map((segment, at) => (at < depth || typeof segment === "number" ? String(segment) : "*")).join(".");
 }

@@ -1,4 +1,4 @@
-import { type BatchItem, ITEM_SCHEMAS, type ItemType, MAX_ITEM_BYTES } from "../contract/batch";
+import { type BatchItem, BatchItemSchema, MAX_ITEM_BYTES } from "../contract/batch";
 import type { Scope } from "../contract/common";
 import { LEVELS, type Level } from "../contract/common";
 import { describeIssues } from "../http/issues";
@@ -21,14 +21,9 @@ export function checkItem(raw: unknown, scopes: readonly Scope[], source: Source
   }
   // zod's records skip an own `__proto__` key without checking what is under it.
   if (PROTO_KEY.test(json)) return { ok: false, code: "invalid_input", detail: "item: forbidden_key" };
-  const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined;
-  if (typeof type !== "string" || !Object.hasOwn(ITEM_SCHEMAS, type)) {
-    return { ok: false, code: "invalid_input", detail: "type: invalid_value" };
-  }
-  const schema = ITEM_SCHEMAS[type as ItemType];
-  const parsed = schema.safeParse(raw);
+  const parsed = BatchItemSchema.safeParse(raw);
   if (!parsed.success) {
-    return { ok: false, code: "invalid_input", detail: describeIssues(schema, parsed.error.issues, "", "item") };
+    return { ok: false, code: "invalid_input", detail: describeIssues(BatchItemSchema, parsed.error.issues, "", "item") };
   }
   const item = parsed.data;
 
@@ -49,7 +44,8 @@ export function checkItem(raw: unknown, scopes: readonly Scope[], source: Source
       detail: `level is above the source's ceiling ${source.verificationCeiling}`,
     };
   }
-  return { ok: true, item, json };
+  // Stored as parsed: timestamps in UTC, defaults filled in (DESIGN 3.4).
+  return { ok: true, item, json: JSON.stringify(item) };
 }
 
 /** The scope an item needs beyond `track` (DESIGN 3.2). */

@@ -1,7 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BatchEnvelopeSchema, EventItemSchema, ITEM_SCHEMAS } from "../../src/contract/batch";
+import {
+  BatchEnvelopeSchema,
+  BatchItemSchema,
+  ConversationEndedItemSchema,
+  EventItemSchema,
+  HandoffItemSchema,
+  HeartbeatItemSchema,
+  IdentifyItemSchema,
+  TaskEndedItemSchema,
+  VerifyItemSchema,
+} from "../../src/contract/batch";
 import { AttributesSchema } from "../../src/contract/common";
 import { describeIssues } from "../../src/http/issues";
 
@@ -192,7 +202,20 @@ describe("describeIssues", () => {
   });
 
   it("never shows made-up keys or values for any item type or the envelope", () => {
-    const schemas = [...Object.entries(ITEM_SCHEMAS), ["envelope", BatchEnvelopeSchema] as const];
+    const itemSchemas = {
+      event: EventItemSchema,
+      identify: IdentifyItemSchema,
+      verify: VerifyItemSchema,
+      "conversation.ended": ConversationEndedItemSchema,
+      "task.ended": TaskEndedItemSchema,
+      handoff: HandoffItemSchema,
+      heartbeat: HeartbeatItemSchema,
+    };
+    const schemas = [
+      ...Object.entries(itemSchemas),
+      ["item", BatchItemSchema] as const,
+      ["envelope", BatchEnvelopeSchema] as const,
+    ];
     const json: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown; object: Record<string, unknown> }>((tie) => ({
       value: fc.oneof({ depthSize: "small", maxDepth: 3 }, hostileValue, fc.array(tie("value"), { maxLength: 3 }), tie("object")),
       object: fc.array(fc.tuple(madeUpKey, tie("value")), { maxLength: 4 }).map((entries) => {
@@ -201,7 +224,7 @@ describe("describeIssues", () => {
         return out;
       }),
     })).value;
-    const input = fc.record({ type: fc.constantFrom(...Object.keys(ITEM_SCHEMAS)), rest: json }).map(({ type, rest }) => {
+    const input = fc.record({ type: fc.constantFrom(...Object.keys(itemSchemas)), rest: json }).map(({ type, rest }) => {
       const out: Record<string, unknown> = { type };
       if (rest !== null && typeof rest === "object" && !Array.isArray(rest)) {
         for (const [key, value] of Object.entries(rest)) setOwn(out, key, value);

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { POLICIES } from "../../auth/policy";
+import { queryInteger } from "../../contract/common";
 import { SpaceConfigSchema, SpaceConfigValuesSchema } from "../../contract/config";
 import { IdParamSchema } from "../../contract/control";
 import { problems } from "../../contract/problem";
@@ -16,7 +17,7 @@ const getConfigRoute = createRoute({
   description: "The current version, or `?version=N`. Version 0 is the defaults every space starts with.",
   security: [{ personToken: [] }],
   middleware: [personOnly(POLICIES.configRead)] as const,
-  request: { params: IdParamSchema, query: z.object({ version: z.coerce.number().int().min(0).optional() }) },
+  request: { params: IdParamSchema, query: z.strictObject({ version: queryInteger(0, 1_000_000_000).optional() }) },
   responses: {
     200: { description: "The configuration.", content: { "application/json": { schema: SpaceConfigSchema } } },
     ...problems(401, 403, 404, 422, 500, 503),

@@ -1,0 +1,57 @@
+import type { z } from "@hono/zod-openapi";
+
+/**
+ * A rule over several fields of one object: the server checks it with `holds`, the document
+ * states it with `schema` (JSON Schema), so the two cannot drift apart.
+ */
+export interface ShapeRule<T> {
+  /** The error type written in `detail`. */
+  name: string;
+  /** The field the `detail` names; none names the object itself. */
+  field?: string;
+  holds: (value: T) => boolean;
+  /** The error type when it depends on the value, for instance to name an allowed maximum. */
+  describe?: (value: T) => string;
+  schema: Record<string, unknown>;
+}
+
+/** Adds rules to an object schema: checked after its fields, stated in the document under `allOf`. */
+export function withRules<S extends z.ZodObject>(schema: S, rules: ShapeRule<z.output<S>>[]): S {
+  return schema
+    .check((ctx) => {
+      for (const rule of rules) {
+        if (rule.holds(ctx.value)) continue;
+        const path = rule.field ? [rule.field] : [];
+        const name = rule.describe?.(ctx.value) ?? rule.name;
+        ctx.issues.push({ code: "custom", path, message: name, params: { rule: name }, input: undefined });
+      }
+    })
+    .openapi({ allOf: rules.map((rule) => rule.schema) }) as S;
+}
+
+/** Given and not empty: a string with a character, an array with an element, any other value. */
+function given(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value === "string" || Array.isArray(value)) return value.length > 0;
+  return true;
+}
+
+/** At least one of the fields is given and not empty. */
+export function atLeastOne<T extends object>(fields: (keyof T & string)[], name: string, field?: string): ShapeRule<T> {
+  return {
+    name,
+    field,
+    holds: (value) => fields.some((key) => given(value[key])),
+    schema: { anyOf: fields.map((key) => ({ required: [key], properties: { [key]: { minLength: 1, minItems: 1 } } })) },
+  };
+}
+
+/** Exactly one of the fields is given. */
+export function exactlyOne<T extends object>(fields: (keyof T & string)[], name: string, field?: string): ShapeRule<T> {
+  return {
+    name,
+    field,
+    holds: (value) => fields.filter((key) => value[key] !== undefined).length === 1,
+    schema: { oneOf: fields.map((key) => ({ required: [key] })) },
+  };
+}
