@@ -103,6 +103,8 @@ export const NameSlugSchema = z
 
 /** List paging. Unknown parameters are refused, like unknown fields in a body. */
 export const PageQuerySchema = z.strictObject({
-  cursor: text(1, 512).optional(),
+  cursor: text(1, 512)
+    .optional()
+    .openapi({ description: "The `next_cursor` of the previous page; one the service did not issue is `422`." }),
   limit: queryInteger(1, 200).optional().default(50).openapi({ default: 50 }),
 });

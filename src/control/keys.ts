@@ -46,7 +46,7 @@ export async function createKey(
   now: number,
 ): Promise<Key> {
   const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
-  if (expiresAt !== null && expiresAt <= now) throw new Problem("invalid_input", "expires_at: must be in the future");
+  if (expiresAt !== null && expiresAt <= now) throw new Problem("invalid_input", "expires_at: in_the_past");
   const keyId = newKeyId();
   const { key, digest } = await issueSecret(issuer, space, keyId, input.mode);
   const row: KeyRow = {

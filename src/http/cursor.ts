@@ -18,7 +18,7 @@ export function decodeCursor(cursor: string | undefined): string | null {
   } catch {
     // fall through: a cursor we did not write is invalid input
   }
-  throw new Problem("invalid_input", "cursor: invalid");
+  throw new Problem("invalid_input", "query.cursor: not_issued_by_this_service");
 }
 
 /** A page from rows fetched with `limit + 1`: the extra row only says there is more. */

@@ -31,7 +31,7 @@ const meRoute = createRoute({
   middleware: [personOnly(POLICIES.me)] as const,
   responses: {
     200: { description: "The person.", content: { "application/json": { schema: PersonSchema } } },
-    ...problems(401, 403, 500, 503),
+    ...problems(401, 403, 422, 500, 503),
   },
 });
 
