@@ -75,13 +75,31 @@ export const SlugSchema = z
 /** Any id in UUID syntax (JSON Schema's `format: uuid`), whatever its version. */
 export const UuidSchema = z.guid().openapi({ format: "uuid" });
 
+/**
+ * How phones and e-mails must be spelled (DESIGN 3.5). An e-mail is normalized by trimming and
+ * lower-casing, so its rule is exact; a phone must also be a possible number for its country
+ * (libphonenumber), which no pattern can say: the description does.
+ */
+export const PHONE_SPELLING = /^\s*(?:[tT][eE][lL]:)?(?:\+|00)[\d\s.()/\-\u2010-\u2015\u2212]+$/;
+export const EMAIL_SPELLING = /^\s*[^\s@]+@[^\s@]+\s*$/;
+
 export const IdentifierSchema = z
   .strictObject({
     type: SlugSchema.openapi({ example: "phone_e164" }),
     value: text(1, 1024),
     scope: text(0, 256).optional(),
   })
-  .openapi("Identifier");
+  .openapi("Identifier", {
+    description:
+      "A handle: `(type, scope, value)`. `phone_e164`: international (`+` or `00`), normalized to E.164 with libphonenumber, and refused (`phone_not_normalizable`) when it is not a possible number for its country. `email`: trimmed and lower-cased. Any other type (`system_id`, ...) is kept exactly as given, within its `scope`.",
+    allOf: [
+      {
+        if: { properties: { type: { const: "phone_e164" } } },
+        then: { properties: { value: { pattern: PHONE_SPELLING.source } } },
+      },
+      { if: { properties: { type: { const: "email" } } }, then: { properties: { value: { pattern: EMAIL_SPELLING.source } } } },
+    ],
+  } as Record<never, never>);
 
 export const ScalarSchema = z.union([text(0, 4096), z.number(), z.boolean(), z.null()]);
 

@@ -21,12 +21,13 @@ import type {
 import type { Env } from "../env";
 import { decodeCursor } from "../http/cursor";
 import { type Outcome, outcomeOf, Problem } from "../http/problem";
+import { type IdempotencyRequest, IdempotentWrites } from "../idempotency";
 import { isDevelopment, mergeSecrets, type Secrets } from "../secrets";
 import { spaceObject } from "../space/address";
 import { type ConfigView, getConfig, putConfig } from "./config";
 import type { ControlDb } from "./db";
 import { developmentSecrets } from "./generated-secrets";
-import { type IdempotencyRequest, rememberAnswer, replayAnswer } from "./idempotency";
+import { controlIdempotencyStore } from "./idempotency";
 import { createKey, type KeyIssuer, requireKey, revokeKey, rotateKey } from "./keys";
 import { getPerson, insertPerson, listPeople, login, personView } from "./people";
 import { createProject, listProjects, requireProject } from "./projects";
@@ -56,13 +57,13 @@ export class ControlObject extends DurableObject<Env> {
   clock: Clock = systemClock;
   #db: ControlDb;
   #issuer: Promise<KeyIssuer> | undefined;
-  /** Key writes in flight by Idempotency-Key: a concurrent resend waits for the first, then replays it. */
-  #inflight = new Map<string, Promise<unknown>>();
+  #writes: IdempotentWrites;
   #pushes = new Map<string, Promise<void>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#db = drizzle(ctx.storage);
+    this.#writes = new IdempotentWrites(controlIdempotencyStore(this.#db), () => this.clock.now());
     void ctx.blockConcurrencyWhile(() => migrate(this.#db, migrations));
   }
 
@@ -211,23 +212,9 @@ export class ControlObject extends DurableObject<Env> {
     }
   }
 
-  async #idempotent<T>(actor: PersonPrincipal, request: IdempotencyRequest, work: () => Promise<T>): Promise<Outcome<T>> {
-    const scoped = { ...request, scope: actor.tenantId };
-    const slot = `${scoped.scope}\n${scoped.key}`;
-    while (this.#inflight.has(slot)) await this.#inflight.get(slot)?.catch(() => undefined);
-    const running = outcomeOf(async () => {
-      const replayed = replayAnswer(this.#db, scoped, this.clock.now());
-      if (replayed !== undefined) return replayed as T;
-      const answer = await work();
-      rememberAnswer(this.#db, scoped, answer, this.clock.now());
-      return answer;
-    });
-    this.#inflight.set(slot, running);
-    try {
-      return await running;
-    } finally {
-      this.#inflight.delete(slot);
-    }
+  /** Key writes carry an Idempotency-Key, kept per tenant. */
+  #idempotent<T>(actor: PersonPrincipal, request: IdempotencyRequest, work: () => Promise<T>): Promise<Outcome<T>> {
+    return outcomeOf(() => this.#writes.run({ ...request, scope: actor.tenantId }, work));
   }
 
   #keyIssuer(): Promise<KeyIssuer> {

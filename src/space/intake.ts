@@ -5,6 +5,9 @@ import type { Scope } from "../contract/common";
 import { describeIssues } from "../http/issues";
 import { Problem } from "../http/problem";
 import { uuidv7 } from "../ids";
+import type { Handle } from "./identity/handles";
+import { applyIdentity } from "./identity/intake";
+import { Resolution } from "./identity/resolution";
 import { checkItem } from "./item-checks";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
@@ -46,6 +49,7 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
   const candidates: Accepted[] = [];
   const keysInBatch = new Set<string>();
   let duplicates = 0;
+  const handlesOf = new Map<number, Handle[]>();
   envelope.data.items.forEach((raw, index) => {
     const check = checkItem(raw, caller.scopes, caller.source);
     if (!check.ok) {
@@ -57,17 +61,41 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
       return;
     }
     keysInBatch.add(check.item.idempotency_key);
+    handlesOf.set(index, check.handles);
     candidates.push({ index, item: check.item, json: check.json, ...occurrence(check.item, now, toleranceS) });
   });
   candidates.sort((a, b) => a.occurredAt - b.occurredAt || a.index - b.index);
 
   let accepted = 0;
   intake.db.transaction(() => {
+    const resolution = new Resolution(intake.sql, caller.sourceId, now);
     for (const candidate of candidates) {
-      if (insertItem(intake, row(candidate, caller, now))) accepted++;
-      else duplicates++;
+      // Checked first, so that a duplicate has no identity effects.
+      if (isStored(intake, candidate.item.idempotency_key)) {
+        duplicates++;
+        continue;
+      }
+      const itemId = uuidv7(now);
+      const input = {
+        item: candidate.item,
+        handles: handlesOf.get(candidate.index) ?? [],
+        itemId,
+        occurredAt: candidate.occurredAt,
+      };
+      let profileId: string | null;
+      try {
+        profileId = applyIdentity(intake.sql, resolution, input, caller.sourceId, now);
+      } catch (error) {
+        if (!(error instanceof Problem)) throw error;
+        errors.push({ index: candidate.index, code: error.code, detail: error.detail ?? error.code });
+        continue;
+      }
+      insertItem(intake, row(candidate, caller, now, itemId, profileId));
+      accepted++;
     }
+    resolution.finish();
   });
+  errors.sort((a, b) => a.index - b.index);
   return { accepted, duplicates, errors };
 }
 
@@ -79,10 +107,10 @@ function occurrence(item: BatchItem, now: number, toleranceS: number) {
   return { occurredAt: claimed, claimedOccurredAt: null };
 }
 
-function row(candidate: Accepted, caller: IntakeCaller, now: number) {
+function row(candidate: Accepted, caller: IntakeCaller, now: number, itemId: string, profileId: string | null) {
   const item = candidate.item;
   return {
-    itemId: uuidv7(now),
+    itemId,
     idempotencyKey: item.idempotency_key,
     type: item.type,
     kind: item.type === "event" ? item.kind : null,
@@ -97,14 +125,16 @@ function row(candidate: Accepted, caller: IntakeCaller, now: number) {
     clockCorrected: candidate.claimedOccurredAt === null ? 0 : 1,
     receivedAt: now,
     body: candidate.json,
+    profileId,
   };
 }
 
 /**
  * The items table with its insert built once: the batch path runs it for every item. The SQL
  * comes from drizzle (the schema stays in one place) but runs as a plain `exec`: without
- * `RETURNING` and drizzle's row mapping it costs about half as much, and `rowsWritten` tells an
- * insert from a duplicate (`ON CONFLICT DO NOTHING` writes nothing).
+ * `RETURNING` and drizzle's row mapping it costs about half as much. Duplicates are found
+ * before (`isStored`) so that they have no identity effects; `ON CONFLICT DO NOTHING` stays as
+ * the unique index's last word.
  */
 export interface Intake {
   db: Db;
@@ -134,6 +164,7 @@ export function openIntake(db: Db, sql: SqlStorage): Intake {
       clockCorrected: p("clockCorrected"),
       receivedAt: p("receivedAt"),
       body: p("body"),
+      profileId: p("profileId"),
     })
     .onConflictDoNothing()
     .toSQL();
@@ -145,8 +176,11 @@ export function openIntake(db: Db, sql: SqlStorage): Intake {
   return { db, sql, insert: { text: query.sql, names } };
 }
 
-/** True when the row went in, false when its idempotency_key was already stored. */
-function insertItem(intake: Intake, values: ItemRow): boolean {
+function insertItem(intake: Intake, values: ItemRow): void {
   const { text, names } = intake.insert;
-  return intake.sql.exec(text, ...names.map((name) => values[name])).rowsWritten > 0;
+  intake.sql.exec(text, ...names.map((name) => values[name]));
+}
+
+function isStored(intake: Intake, idempotencyKey: string): boolean {
+  return intake.sql.exec("SELECT 1 FROM items WHERE idempotency_key = ?", idempotencyKey).toArray().length > 0;
 }

@@ -3,12 +3,21 @@ import type { Scope } from "../contract/common";
 import { LEVELS, type Level } from "../contract/common";
 import { describeIssues } from "../http/issues";
 import type { ItemCode } from "../http/problem";
+import { type Handle, normalizeHandle } from "./identity/handles";
 import type { SourceRecord } from "./replica";
 
 /** `"__proto__":` in JSON text is that key and nothing else: quotes inside strings are escaped. */
 const PROTO_KEY = /"__proto__":/;
 
-export type ItemCheck = { ok: true; item: BatchItem; json: string } | { ok: false; code: ItemCode; detail: string };
+export type ItemCheck =
+  | {
+      ok: true;
+      item: BatchItem;
+      json: string;
+      /** The item's handles, normalized: the subject's handle first, then `handles` in order. */
+      handles: Handle[];
+    }
+  | { ok: false; code: ItemCode; detail: string };
 
 /**
  * Everything that decides whether one item may go in, in SPEC's order: size, shape, the key's
@@ -26,6 +35,8 @@ export function checkItem(raw: unknown, scopes: readonly Scope[], source: Source
     return { ok: false, code: "invalid_input", detail: describeIssues(BatchItemSchema, parsed.error.issues, "", "item") };
   }
   const item = parsed.data;
+  const handles = normalizedHandles(item);
+  if (!handles.ok) return { ok: false, code: "invalid_input", detail: handles.detail };
 
   const scope = itemScope(item);
   if (!scopes.includes(scope)) {
@@ -45,7 +56,21 @@ export function checkItem(raw: unknown, scopes: readonly Scope[], source: Source
     };
   }
   // Stored as parsed: timestamps in UTC, defaults filled in (DESIGN 3.4).
-  return { ok: true, item, json: JSON.stringify(item) };
+  return { ok: true, item, json: JSON.stringify(item), handles: handles.handles };
+}
+
+/** A phone or e-mail that cannot be normalized refuses the item, naming the field and never the value. */
+function normalizedHandles(item: BatchItem): { ok: true; handles: Handle[] } | { ok: false; detail: string } {
+  const named: [string, { type: string; value: string; scope?: string | undefined }][] = [];
+  if (item.type === "event" && item.subject && "handle" in item.subject) named.push(["subject.handle", item.subject.handle]);
+  if ("handles" in item) item.handles?.forEach((handle, index) => named.push([`handles.${index}`, handle]));
+  const handles: Handle[] = [];
+  for (const [path, input] of named) {
+    const normalized = normalizeHandle(input);
+    if (!normalized.ok) return { ok: false, detail: `${path}.value: ${normalized.rule}` };
+    handles.push(normalized.handle);
+  }
+  return { ok: true, handles };
 }
 
 /** The scope an item needs beyond `track` (DESIGN 3.2). */

@@ -1,5 +1,7 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
+export * from "./identity/schema";
+
 /**
  * Every item of every batch, raw, as it arrived (SPEC: the raw event is stored before the
  * answer). Owned by `intake.ts`. `seq` is arrival order; memory reads by `occurred_at`.
@@ -23,12 +25,42 @@ export const items = sqliteTable(
     clockCorrected: integer("clock_corrected", { mode: "boolean" }).notNull(),
     receivedAt: integer("received_at").notNull(),
     body: text("body").notNull(),
+    /** The profile the item was resolved to when it arrived (identity); merges never rewrite it. */
+    profileId: text("profile_id"),
   },
   (table) => [
     uniqueIndex("items_idempotency_key").on(table.idempotencyKey),
     uniqueIndex("items_item_id").on(table.itemId),
     index("items_occurred_at").on(table.occurredAt, table.seq),
+    index("items_profile").on(table.profileId, table.occurredAt),
   ],
+);
+
+/**
+ * Answers of writes that carry an `Idempotency-Key` (identity writes), kept 24 hours with the
+ * hash of the request. Owned by `idempotency.ts`.
+ */
+export const idempotencyRecords = sqliteTable(
+  "idempotency_records",
+  {
+    key: text("key").primaryKey(),
+    requestHash: text("request_hash").notNull(),
+    answer: text("answer", { mode: "json" }).notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("idempotency_records_created_at").on(table.createdAt)],
+);
+
+/** Every timed effect (DESIGN §4): one row per due effect, one alarm at the earliest. Owned by `timers.ts`. */
+export const timers = sqliteTable(
+  "timers",
+  {
+    kind: text("kind").notNull(),
+    key: text("key").notNull(),
+    dueAt: integer("due_at").notNull(),
+    payload: text("payload", { mode: "json" }).$type<unknown>(),
+  },
+  (table) => [uniqueIndex("timers_kind_key").on(table.kind, table.key), index("timers_due_at").on(table.dueAt)],
 );
 
 /** The space itself, as the ControlObject pushed it. Owned by `replica.ts`. */

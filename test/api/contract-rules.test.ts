@@ -78,7 +78,7 @@ describe("shape rules: the document and the server agree", () => {
   it("an event needs a handle, a subject or an object", async () => {
     const bare = () => without(message(), "handles");
     await expectAgreement(message(), null);
-    await expectAgreement({ ...bare(), subject: { profile_id: "00000000-0000-0000-0000-000000000001" } }, null);
+    await expectAgreement({ ...bare(), subject: { handle: { type: "email", value: "ana@example.com" } } }, null);
     await expectAgreement({ ...bare(), object: { object_type: "order", object_id: "o-1" } }, null);
     await expectAgreement(bare(), "handles: event_needs_handle_subject_or_object");
     await expectAgreement({ ...bare(), handles: [] }, "handles: event_needs_handle_subject_or_object");

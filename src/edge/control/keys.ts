@@ -5,9 +5,9 @@ import { problems } from "../../contract/problem";
 import { controlObject } from "../../control/address";
 import { unwrap } from "../../http/problem";
 import type { AppEnv } from "../context";
+import { idempotencyOf } from "../idempotency";
 import { jsonBody } from "../json-body";
 import { personOnly } from "./guards";
-import { idempotencyOf } from "./idempotency";
 
 const IDEMPOTENT =
   "Requires `Idempotency-Key` (1 to 256 characters), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.";

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
-import { toHex } from "../../auth/source-key";
-import type { IdempotencyRequest } from "../../control/idempotency";
-import type { AppEnv } from "../context";
+import { toHex } from "../auth/source-key";
+import type { IdempotencyRequest } from "../idempotency";
+import type { AppEnv } from "./context";
 
 /**
  * The `Idempotency-Key` of a write with the hash of what it asks (method, path, body), so the

@@ -1,0 +1,120 @@
+import type { Level } from "../../contract/common";
+import { uuidv7 } from "../../ids";
+import type { Handle } from "./handles";
+
+export type HandleStatus = "active" | "detached" | "erased";
+
+export interface HandleRecord extends Handle {
+  handleId: string;
+  profileId: string;
+  status: HandleStatus;
+  level: Level;
+  firstSeen: number;
+  lastSeen: number;
+}
+
+interface HandleRow {
+  handle_id: string;
+  type: string;
+  scope: string;
+  value: string;
+  profile_id: string;
+  status: string;
+  level: string;
+  first_seen: number;
+  last_seen: number;
+  [column: string]: SqlStorageValue;
+}
+
+export const record = (row: HandleRow): HandleRecord => ({
+  handleId: row.handle_id,
+  type: row.type,
+  scope: row.scope,
+  value: row.value,
+  profileId: row.profile_id,
+  status: row.status as HandleStatus,
+  level: row.level as Level,
+  firstSeen: row.first_seen,
+  lastSeen: row.last_seen,
+});
+
+export function findHandle(sql: SqlStorage, handle: Handle): HandleRecord | null {
+  const row = sql
+    .exec<HandleRow>("SELECT * FROM handles WHERE type = ? AND scope = ? AND value = ?", handle.type, handle.scope, handle.value)
+    .toArray()[0];
+  return row ? record(row) : null;
+}
+
+export function findHandleById(sql: SqlStorage, handleId: string): HandleRecord | null {
+  const row = sql.exec<HandleRow>("SELECT * FROM handles WHERE handle_id = ?", handleId).toArray()[0];
+  return row ? record(row) : null;
+}
+
+export function insertHandle(sql: SqlStorage, handle: Handle, profileId: string, seenAt: number, now: number): HandleRecord {
+  const created: HandleRecord = {
+    ...handle,
+    handleId: uuidv7(now),
+    profileId,
+    status: "active",
+    level: "V0",
+    firstSeen: seenAt,
+    lastSeen: seenAt,
+  };
+  sql.exec(
+    "INSERT INTO handles (handle_id, type, scope, value, profile_id, status, level, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    created.handleId,
+    handle.type,
+    handle.scope,
+    handle.value,
+    profileId,
+    created.status,
+    created.level,
+    seenAt,
+    seenAt,
+  );
+  return created;
+}
+
+/** Widens a handle's first and last seen times to include `seenAt` (memory time, not arrival). */
+export function touchHandle(sql: SqlStorage, handleId: string, firstSeen: number, lastSeen: number): void {
+  sql.exec(
+    "UPDATE handles SET first_seen = min(first_seen, ?), last_seen = max(last_seen, ?) WHERE handle_id = ?",
+    firstSeen,
+    lastSeen,
+    handleId,
+  );
+}
+
+export function setHandleLevel(sql: SqlStorage, handleId: string, level: Level): void {
+  sql.exec("UPDATE handles SET level = ? WHERE handle_id = ?", level, handleId);
+}
+
+export function noteHandleSource(sql: SqlStorage, handleId: string, sourceId: string): void {
+  sql.exec("INSERT OR IGNORE INTO handle_sources (handle_id, source_id) VALUES (?, ?)", handleId, sourceId);
+}
+
+/** Every handle of a profile and of the profiles merged into it, oldest first. */
+export function handlesOfRoot(sql: SqlStorage, rootId: string): HandleRecord[] {
+  return sql
+    .exec<HandleRow>(
+      "SELECT h.* FROM handles h JOIN profiles p ON p.profile_id = h.profile_id WHERE p.root_id = ? ORDER BY h.handle_id",
+      rootId,
+    )
+    .toArray()
+    .map(record);
+}
+
+/** The ids of a root's handles that one of `sourceIds` wrote (a JSON array: SQLite binds at most 100 values). */
+export function handlesFromSources(sql: SqlStorage, rootId: string, sourceIds: readonly string[]): Set<string> {
+  const rows = sql
+    .exec<{ handle_id: string }>(
+      `SELECT DISTINCT hs.handle_id FROM handle_sources hs
+         JOIN handles h ON h.handle_id = hs.handle_id
+         JOIN profiles p ON p.profile_id = h.profile_id
+       WHERE p.root_id = ? AND hs.source_id IN (SELECT value FROM json_each(?))`,
+      rootId,
+      JSON.stringify(sourceIds),
+    )
+    .toArray();
+  return new Set(rows.map((row) => row.handle_id));
+}

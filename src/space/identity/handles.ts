@@ -1,0 +1,51 @@
+import { parsePhoneNumberFromString } from "libphonenumber-js";
+import { EMAIL_SPELLING, PHONE_SPELLING } from "../../contract/common";
+
+export type HandleInput = { type: string; value: string; scope?: string | undefined };
+export type Handle = { type: string; scope: string; value: string };
+
+export type HandleResult = { ok: true; handle: Handle } | { ok: false; rule: string };
+
+const TEL_PREFIX = /^tel:/i;
+
+/**
+ * A handle is `(type, scope, normalized value)` (DESIGN 3.5). A failure names a fixed rule and
+ * never the value: handle values are personal data.
+ */
+export function normalizeHandle(input: HandleInput): HandleResult {
+  const scope = input.scope ?? "";
+  if (input.type === "phone_e164") {
+    const value = normalizePhone(input.value);
+    return value === null ? { ok: false, rule: "phone_not_normalizable" } : handle(input.type, scope, value);
+  }
+  if (input.type === "email") {
+    const value = normalizeEmail(input.value);
+    return value === null ? { ok: false, rule: "email_not_normalizable" } : handle(input.type, scope, value);
+  }
+  return handle(input.type, scope, input.value);
+}
+
+function handle(type: string, scope: string, value: string): HandleResult {
+  return { ok: true, handle: { type, scope, value } };
+}
+
+/**
+ * No default country: only international spellings. `isPossible` rather than `isValid`, so that
+ * fictional numbers (+1 555 555 01xx) pass. Letters, extensions and `tel:` parameters are
+ * refused rather than dropped, so that two different lines never share a handle.
+ */
+function normalizePhone(raw: string): string | null {
+  // International prefix (`+` or `00`), then digits and the usual separators, `(0)` included.
+  if (!PHONE_SPELLING.test(raw)) return null;
+  const text = raw.trim().replace(TEL_PREFIX, "");
+  const phone = parsePhoneNumberFromString(text.startsWith("00") ? `+${text.slice(2)}` : text);
+  if (!phone?.isPossible() || phone.ext) return null;
+  const e164 = phone.number;
+  // The result must read back as itself, so that normalizing is idempotent.
+  const again = parsePhoneNumberFromString(e164);
+  return again?.isPossible() && again.number === e164 ? e164 : null;
+}
+
+function normalizeEmail(raw: string): string | null {
+  return EMAIL_SPELLING.test(raw) ? raw.trim().toLowerCase() : null;
+}

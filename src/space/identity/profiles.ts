@@ -1,0 +1,87 @@
+import { uuidv7 } from "../../ids";
+
+export type SubjectKind = "person" | "account" | "partner";
+
+export interface ProfileRecord {
+  seq: number;
+  profileId: string;
+  subjectKind: SubjectKind;
+  mergedInto: string | null;
+  rootId: string;
+  createdAt: number;
+}
+
+interface ProfileRow {
+  seq: number;
+  profile_id: string;
+  subject_kind: string;
+  merged_into: string | null;
+  root_id: string;
+  created_at: number;
+  [column: string]: SqlStorageValue;
+}
+
+const record = (row: ProfileRow): ProfileRecord => ({
+  seq: row.seq,
+  profileId: row.profile_id,
+  subjectKind: row.subject_kind as SubjectKind,
+  mergedInto: row.merged_into,
+  rootId: row.root_id,
+  createdAt: row.created_at,
+});
+
+export function createProfile(sql: SqlStorage, subjectKind: SubjectKind, now: number): string {
+  const profileId = uuidv7(now);
+  sql.exec(
+    "INSERT INTO profiles (profile_id, subject_kind, merged_into, root_id, created_at) VALUES (?, ?, NULL, ?, ?)",
+    profileId,
+    subjectKind,
+    profileId,
+    now,
+  );
+  return profileId;
+}
+
+export function findProfile(sql: SqlStorage, profileId: string): ProfileRecord | null {
+  const row = sql.exec<ProfileRow>("SELECT * FROM profiles WHERE profile_id = ?", profileId).toArray()[0];
+  return row ? record(row) : null;
+}
+
+/** The profile that answers for `profileId` now (itself unless merged), or null when there is none. */
+export function rootOf(sql: SqlStorage, profileId: string): ProfileRecord | null {
+  const row = sql
+    .exec<ProfileRow>(
+      "SELECT root.* FROM profiles p JOIN profiles root ON root.profile_id = p.root_id WHERE p.profile_id = ?",
+      profileId,
+    )
+    .toArray()[0];
+  return row ? record(row) : null;
+}
+
+/** The profile ids a root answers for: itself and every profile merged into it, at any depth. */
+export function membersOf(sql: SqlStorage, rootId: string): string[] {
+  return sql
+    .exec<{ profile_id: string }>("SELECT profile_id FROM profiles WHERE root_id = ? ORDER BY seq", rootId)
+    .toArray()
+    .map((row) => row.profile_id);
+}
+
+/** Points `absorbedRoot` and everything that answered to it at `survivorRoot`: O(profiles of the absorbed side). */
+export function attachProfile(sql: SqlStorage, absorbedRoot: string, survivorRoot: string): void {
+  sql.exec("UPDATE profiles SET merged_into = ? WHERE profile_id = ?", survivorRoot, absorbedRoot);
+  sql.exec("UPDATE profiles SET root_id = ? WHERE root_id = ?", survivorRoot, absorbedRoot);
+}
+
+/**
+ * Detaches `profileId` from the profile it was merged into: it and every profile merged into it
+ * (directly or through others) answer to it again. O(profiles below it), never O(events).
+ */
+export function detachProfile(sql: SqlStorage, profileId: string): void {
+  sql.exec("UPDATE profiles SET merged_into = NULL WHERE profile_id = ?", profileId);
+  const below = [profileId];
+  for (let at = 0; at < below.length; at++) {
+    const children = sql.exec<{ profile_id: string }>("SELECT profile_id FROM profiles WHERE merged_into = ?", below[at] ?? "");
+    for (const child of children) below.push(child.profile_id);
+  }
+  for (const id of below) sql.exec("UPDATE profiles SET root_id = ? WHERE profile_id = ?", profileId, id);
+}

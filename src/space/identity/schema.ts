@@ -1,0 +1,165 @@
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * Profiles: one per subject the space knows. A merged profile points at the profile it joined
+ * (`merged_into`, the tree of merges) and keeps `root_id`, the profile that answers for it now,
+ * so any id resolves in one step. `seq` orders profiles by age: the older survives a merge.
+ * Owned by `profiles.ts`.
+ */
+export const profiles = sqliteTable(
+  "profiles",
+  {
+    seq: integer("seq").primaryKey(),
+    profileId: text("profile_id").notNull(),
+    subjectKind: text("subject_kind").notNull(),
+    mergedInto: text("merged_into"),
+    rootId: text("root_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("profiles_profile_id").on(table.profileId),
+    index("profiles_root_id").on(table.rootId),
+    index("profiles_merged_into").on(table.mergedInto),
+  ],
+);
+
+/**
+ * Handles: `(type, scope, normalized value)`, each owned by one profile (the profile it joined,
+ * never rewritten by a merge: a merge moves the profile, so an undo gives every handle back).
+ * Owned by `handle-store.ts`.
+ */
+export const handles = sqliteTable(
+  "handles",
+  {
+    handleId: text("handle_id").primaryKey(),
+    type: text("type").notNull(),
+    scope: text("scope").notNull(),
+    value: text("value").notNull(),
+    profileId: text("profile_id").notNull(),
+    status: text("status").notNull(),
+    level: text("level").notNull(),
+    firstSeen: integer("first_seen").notNull(),
+    lastSeen: integer("last_seen").notNull(),
+  },
+  (table) => [
+    uniqueIndex("handles_identity").on(table.type, table.scope, table.value),
+    index("handles_profile_id").on(table.profileId),
+  ],
+);
+
+/** Which sources wrote each handle, so a `vendor` person sees only their sources' handles. Owned by `handle-store.ts`. */
+export const handleSources = sqliteTable(
+  "handle_sources",
+  {
+    handleId: text("handle_id").notNull(),
+    sourceId: text("source_id").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.handleId, table.sourceId] })],
+);
+
+/** Objects (`order` `o-1`) and the profile they were first seen with, to resolve events about an object alone. Owned by `objects.ts`. */
+export const objectOwners = sqliteTable(
+  "object_owners",
+  {
+    objectType: text("object_type").notNull(),
+    objectId: text("object_id").notNull(),
+    profileId: text("profile_id").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.objectType, table.objectId] })],
+);
+
+/** Every merge with its evidence; `undone_at` once split back. Owned by `merges.ts`. */
+export const merges = sqliteTable(
+  "merges",
+  {
+    mergeId: text("merge_id").primaryKey(),
+    survivorId: text("survivor_id").notNull(),
+    absorbedId: text("absorbed_id").notNull(),
+    method: text("method").notNull(),
+    itemId: text("item_id"),
+    sourceId: text("source_id"),
+    personId: text("person_id"),
+    createdAt: integer("created_at").notNull(),
+    undoneAt: integer("undone_at"),
+  },
+  (table) => [index("merges_survivor").on(table.survivorId), index("merges_absorbed").on(table.absorbedId)],
+);
+
+/** The highest verification level a conversation or task reached (`verify`). Owned by `verification.ts`. */
+export const verificationLevels = sqliteTable(
+  "verification_levels",
+  {
+    targetKind: text("target_kind").notNull(),
+    targetId: text("target_id").notNull(),
+    level: text("level").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.targetKind, table.targetId] })],
+);
+
+/** Links between a person and an account or partner. Owned by `links.ts`. */
+export const links = sqliteTable(
+  "links",
+  {
+    linkId: text("link_id").primaryKey(),
+    personId: text("person_id").notNull(),
+    organizationId: text("organization_id").notNull(),
+    kind: text("kind").notNull(),
+    role: text("role"),
+    /** The source whose key created the link; null when a person did. */
+    sourceId: text("source_id"),
+    status: text("status").notNull(),
+    createdAt: integer("created_at").notNull(),
+    endedAt: integer("ended_at"),
+  },
+  (table) => [index("links_person").on(table.personId), index("links_organization").on(table.organizationId)],
+);
+
+/**
+ * Evidence for suggestions: traits (`name`, `postal_code`) from system events' attributes, and
+ * profiles seen together in one event. Owned by `evidence.ts`.
+ */
+export const profileTraits = sqliteTable(
+  "profile_traits",
+  {
+    profileId: text("profile_id").notNull(),
+    trait: text("trait").notNull(),
+    value: text("value").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.profileId, table.trait] }),
+    index("profile_traits_value").on(table.trait, table.value),
+  ],
+);
+
+export const coOccurrences = sqliteTable(
+  "co_occurrences",
+  {
+    profileA: text("profile_a").notNull(),
+    profileB: text("profile_b").notNull(),
+    handleA: text("handle_a").notNull(),
+    handleB: text("handle_b").notNull(),
+    count: integer("count").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.profileA, table.profileB] })],
+);
+
+/** Candidate pairs for review. Owned by `suggestions.ts`. */
+export const suggestions = sqliteTable(
+  "suggestions",
+  {
+    suggestionId: text("suggestion_id").primaryKey(),
+    profileA: text("profile_a").notNull(),
+    profileB: text("profile_b").notNull(),
+    handleA: text("handle_a").notNull(),
+    handleB: text("handle_b").notNull(),
+    score: real("score").notNull(),
+    sameName: integer("same_name", { mode: "boolean" }).notNull(),
+    samePostalCode: integer("same_postal_code", { mode: "boolean" }).notNull(),
+    coOccurrences: integer("co_occurrences").notNull(),
+    status: text("status").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("suggestions_pair").on(table.profileA, table.profileB), index("suggestions_status").on(table.status)],
+);
