@@ -37,14 +37,8 @@ export class IdempotentWrites {
     const slot = `${request.scope}\n${request.key}`;
     while (this.#inflight.has(slot)) await this.#inflight.get(slot)?.catch(() => undefined);
     const running = (async () => {
-      this.store.purge(this.now() - IDEMPOTENCY_RETENTION_MS);
-      const record = this.store.find(request.scope, request.key);
-      if (record) {
-        if (record.requestHash !== request.requestHash) {
-          throw new Problem("conflict", "this Idempotency-Key was used with another request");
-        }
-        return record.answer as T;
-      }
+      const replayed = this.#replay(request);
+      if (replayed) return replayed.answer as T;
       const answer = await work();
       this.store.save(request, answer, this.now());
       return answer;
@@ -56,4 +50,39 @@ export class IdempotentWrites {
       this.#inflight.delete(slot);
     }
   }
+
+  /**
+   * For synchronous work: the answer is kept in the same transaction as the work, so no restart
+   * can separate them, and nothing else runs in between (an object runs one synchronous call at
+   * a time), so no resend has to wait.
+   */
+  runInTransaction<T>(request: IdempotencyRequest, transaction: <R>(work: () => R) => R, work: () => T): T {
+    return transaction(() => {
+      const replayed = this.#replay(request);
+      if (replayed) return replayed.answer as T;
+      const answer = work();
+      this.store.save(request, answer, this.now());
+      return answer;
+    });
+  }
+
+  #replay(request: IdempotencyRequest): { answer: unknown } | undefined {
+    this.store.purge(this.now() - IDEMPOTENCY_RETENTION_MS);
+    const record = this.store.find(request.scope, request.key);
+    if (!record) return undefined;
+    if (record.requestHash !== request.requestHash) {
+      throw new Problem("conflict", "this Idempotency-Key was used with another request");
+    }
+    return { answer: record.answer };
+  }
+}
+
+/**
+ * An `Idempotency-Key` a data route received, checked by the space's object after the
+ * credential (a revoked key is `401` whatever its headers): 1 to 256 characters.
+ */
+export function checkedIdempotencyKey(key: string | null): string {
+  if (!key) throw new Problem("invalid_input", "header.idempotency-key: required");
+  if ([...key].length > 256) throw new Problem("invalid_input", "header.idempotency-key: too_big");
+  return key;
 }

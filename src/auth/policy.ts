@@ -33,6 +33,9 @@ export const POLICIES = {
   // Data API (DESIGN 3.2)
   batch: { scopes: ["track"] },
   whoami: { scopes: SCOPES, roles: ROLES },
+  profileRead: { scopes: ["context", "identify"], roles: ["review", "security", "vendor"] },
+  identity: { scopes: ["identify"], roles: ["review"] },
+  identityReview: { roles: ["review"] },
   // Control API (DESIGN 3.3)
   me: { roles: ROLES },
   people: { roles: ["admin"] },

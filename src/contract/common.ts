@@ -92,14 +92,12 @@ export const IdentifierSchema = z
   .openapi("Identifier", {
     description:
       "A handle: `(type, scope, value)`. `phone_e164`: international (`+` or `00`), normalized to E.164 with libphonenumber, and refused (`phone_not_normalizable`) when it is not a possible number for its country. `email`: trimmed and lower-cased. Any other type (`system_id`, ...) is kept exactly as given, within its `scope`.",
-    allOf: [
-      {
-        if: { properties: { type: { const: "phone_e164" } } },
-        then: { properties: { value: { pattern: PHONE_SPELLING.source } } },
-      },
-      { if: { properties: { type: { const: "email" } } }, then: { properties: { value: { pattern: EMAIL_SPELLING.source } } } },
+    anyOf: [
+      { properties: { type: { not: { enum: ["phone_e164", "email"] } } } },
+      { properties: { type: { const: "phone_e164" }, value: { pattern: PHONE_SPELLING.source } } },
+      { properties: { type: { const: "email" }, value: { pattern: EMAIL_SPELLING.source } } },
     ],
-  } as Record<never, never>);
+  });
 
 export const ScalarSchema = z.union([text(0, 4096), z.number(), z.boolean(), z.null()]);
 

@@ -10,6 +10,8 @@ import { projectRoutes } from "./control/projects";
 import { sourceRoutes } from "./control/sources";
 import { tenantRoutes } from "./control/tenants";
 import { batchRoutes } from "./data/batch";
+import { identityRoutes } from "./data/identity";
+import { profileRoutes } from "./data/profiles";
 import { whoamiRoutes } from "./data/whoami";
 import { openApiDocument } from "./openapi";
 import { referencePage } from "./reference-page";
@@ -19,7 +21,11 @@ import { edgeSecrets } from "./secrets";
 import { invalidInput } from "./validation";
 
 /** Data API of one space, mounted at `/spaces/:space` (hosts `<space>.<region>.<BASE_HOST>` are rewritten to it). */
-const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput }).route("/", batchRoutes).route("/", whoamiRoutes);
+const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
+  .route("/", batchRoutes)
+  .route("/", whoamiRoutes)
+  .route("/", profileRoutes)
+  .route("/", identityRoutes);
 
 /** Control API, mounted at `/control` (host `control.<BASE_HOST>` is rewritten to it). */
 const controlApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })

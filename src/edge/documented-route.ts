@@ -1,13 +1,23 @@
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Handler } from "hono";
+import { describeIssues } from "../http/issues";
+import { Problem } from "../http/problem";
 import type { AppEnv } from "./context";
 
 /**
  * Registers a data route for the OpenAPI document without validating its body at the edge:
  * the space's object must check the credential against its replica before it looks at the
- * body (DESIGN §1), so it validates the body itself with the same schema.
+ * body (DESIGN §1), so it validates the body itself with the same schema. Path parameters are
+ * part of the address and are checked here, like query parameters.
  */
 export function documentedRoute(app: OpenAPIHono<AppEnv>, route: RouteConfig, handler: Handler<AppEnv>): void {
   app.openAPIRegistry.registerPath(route);
-  app.on(route.method.toUpperCase(), route.path.replaceAll(/\{(\w+)\}/g, ":$1"), handler);
+  const params = route.request?.params;
+  app.on(route.method.toUpperCase(), route.path.replaceAll(/\{(\w+)\}/g, ":$1"), async (c, next) => {
+    if (params && "safeParse" in params) {
+      const parsed = params.safeParse(c.req.param());
+      if (!parsed.success) throw new Problem("invalid_input", describeIssues(undefined, parsed.error.issues, "param"));
+    }
+    return handler(c, next);
+  });
 }

@@ -1,4 +1,5 @@
 import type { z } from "@hono/zod-openapi";
+import { Problem } from "./problem";
 
 /**
  * Turns zod issues into a `detail` that lists field paths and error types, never values and
@@ -90,4 +91,11 @@ function safePath(schema: z.ZodType | undefined, path: readonly PropertyKey[]): 
       .join(".");
   const depth = declaredDepth(schema, path);
   return path.map((segment, at) => (at < depth || typeof segment === "number" ? String(segment) : "*")).join(".");
+}
+
+/** The value as the schema parses it, or `422 invalid_input` listing paths and error types. */
+export function parseOrRefuse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Problem("invalid_input", describeIssues(schema, parsed.error.issues));
+  return parsed.data;
 }

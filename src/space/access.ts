@@ -1,6 +1,8 @@
 import type { PresentedCredential } from "../auth/credential";
-import { authorize, type Principal, type RoutePolicy } from "../auth/policy";
+import { authorize, hasRole, type Principal, type RoutePolicy } from "../auth/policy";
 import { Problem } from "../http/problem";
+import { visibilityOf } from "./identity/masking";
+import type { Viewer } from "./identity/profile-view";
 import type { KeyRecord, Replica, SourceRecord } from "./replica";
 
 export interface Caller {
@@ -60,4 +62,12 @@ function sameDigest(a: string, b: string): boolean {
   const left = encoder.encode(a);
   const right = encoder.encode(b);
   return left.byteLength === right.byteLength && crypto.subtle.timingSafeEqual(left, right);
+}
+
+/** How much of the identifiers a caller sees (DESIGN 3.5), and a `vendor` person's sources. */
+export function viewerOf(caller: Caller): Viewer {
+  const { principal } = caller;
+  const onlyVendor =
+    principal.kind === "person" && principal.roles.includes("vendor") && !hasRole(principal.roles, ["review", "security"]);
+  return { visibility: visibilityOf(principal), sources: onlyVendor ? principal.vendorSources : null };
 }

@@ -63,7 +63,9 @@ export function checkItem(raw: unknown, scopes: readonly Scope[], source: Source
 function normalizedHandles(item: BatchItem): { ok: true; handles: Handle[] } | { ok: false; detail: string } {
   const named: [string, { type: string; value: string; scope?: string | undefined }][] = [];
   if (item.type === "event" && item.subject && "handle" in item.subject) named.push(["subject.handle", item.subject.handle]);
-  if ("handles" in item) item.handles?.forEach((handle, index) => named.push([`handles.${index}`, handle]));
+  if ("handles" in item) {
+    for (const [index, handle] of (item.handles ?? []).entries()) named.push([`handles.${index}`, handle]);
+  }
   const handles: Handle[] = [];
   for (const [path, input] of named) {
     const normalized = normalizeHandle(input);

@@ -3,14 +3,21 @@ import { type DrizzleSqliteDODatabase, drizzle } from "drizzle-orm/durable-sqlit
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/space/migrations.js";
 import type { PresentedCredential } from "../auth/credential";
-import { POLICIES } from "../auth/policy";
+import { POLICIES, type RoutePolicy } from "../auth/policy";
 import { type Clock, systemClock } from "../clock";
 import type { BatchAnswer } from "../contract/batch";
 import { DEFAULT_CLOCK_TOLERANCE_S } from "../contract/config";
+import { type Link, LinkInputSchema, LookupInputSchema, type Merge, type Profile } from "../contract/identity";
 import type { Env } from "../env";
 import { type BodyInput, parseJsonBody } from "../http/body";
+import { parseOrRefuse } from "../http/issues";
 import { type Outcome, outcomeOf, Problem } from "../http/problem";
-import { admit } from "./access";
+import { checkedIdempotencyKey, type IdempotencyRequest, IdempotentWrites } from "../idempotency";
+import { admit, type Caller, viewerOf } from "./access";
+import { spaceIdempotencyStore } from "./idempotency";
+import { endLink, linkProfiles, linkView } from "./identity/links";
+import { undoMerge } from "./identity/merges";
+import { lookupProfile, mergeView, readProfile } from "./identity/profile-view";
 import { type Intake, ingestBatch, openIntake } from "./intake";
 import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 
@@ -31,13 +38,17 @@ export class SpaceObject extends DurableObject<Env> {
   /** Tests move time through this (DESIGN §4). */
   clock: Clock = systemClock;
   #db: DrizzleSqliteDODatabase<Record<string, unknown>>;
+  #sql: SqlStorage;
   #intake: Intake;
+  #writes: IdempotentWrites;
   #replica: Replica = { space: null, keys: new Map(), sources: new Map(), config: { version: 0, values: {} } };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#db = drizzle(ctx.storage);
+    this.#sql = ctx.storage.sql;
     this.#intake = openIntake(this.#db, ctx.storage.sql);
+    this.#writes = new IdempotentWrites(spaceIdempotencyStore(this.#db), () => this.clock.now());
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.#db, migrations);
       this.#replica = loadReplica(this.#db);
@@ -51,9 +62,7 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   async ingestBatch(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
-    return outcomeOf(() => {
-      const now = this.clock.now();
-      const caller = admit(this.#replica, credential, POLICIES.batch, now);
+    return this.#admitted(credential, POLICIES.batch, (caller, now) => {
       if (caller.principal.kind !== "key" || !caller.source) throw new Problem("forbidden", "this route needs a source key");
       const tolerance = this.#replica.config.values.clock_tolerance_s ?? DEFAULT_CLOCK_TOLERANCE_S;
       const intakeCaller = {
@@ -68,14 +77,77 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   async whoami(credential: PresentedCredential): Promise<Outcome<CallerView>> {
-    return outcomeOf(() => {
-      const { principal } = admit(this.#replica, credential, POLICIES.whoami, this.clock.now());
+    return this.#admitted(credential, POLICIES.whoami, ({ principal }) => {
       const space = this.#replica.space?.name ?? "";
       if (principal.kind === "key") {
         const { keyId, sourceId, scopes, mode } = principal;
         return { space, principal: { kind: "key", key_id: keyId, source_id: sourceId, scopes: [...scopes], mode } };
       }
       return { space, principal: { kind: "person", person_id: principal.personId, roles: [...principal.roles] } };
+    });
+  }
+
+  async readProfile(credential: PresentedCredential, profileId: string): Promise<Outcome<Profile>> {
+    return this.#admitted(credential, POLICIES.profileRead, (caller) => readProfile(this.#sql, profileId, viewerOf(caller)));
+  }
+
+  async lookupProfile(credential: PresentedCredential, body: BodyInput): Promise<Outcome<Profile>> {
+    return this.#admitted(credential, POLICIES.profileRead, (caller) => {
+      const { handle } = parseOrRefuse(LookupInputSchema, parseJsonBody(body));
+      return lookupProfile(this.#sql, handle, viewerOf(caller));
+    });
+  }
+
+  async undoMerge(credential: PresentedCredential, mergeId: string, idempotency: IdempotencyRequest): Promise<Outcome<Merge>> {
+    return this.#idempotent(credential, POLICIES.identityReview, idempotency, (_caller, now) =>
+      mergeView(undoMerge(this.#sql, mergeId, now)),
+    );
+  }
+
+  async createLink(credential: PresentedCredential, body: BodyInput, idempotency: IdempotencyRequest): Promise<Outcome<Link>> {
+    return this.#idempotent(credential, POLICIES.identity, idempotency, (caller, now) => {
+      const input = parseOrRefuse(LinkInputSchema, parseJsonBody(body));
+      return linkProfiles(this.#sql, input, caller.source?.sourceId ?? null, now);
+    });
+  }
+
+  async endLink(credential: PresentedCredential, linkId: string, idempotency: IdempotencyRequest): Promise<Outcome<Link>> {
+    return this.#idempotent(credential, POLICIES.identity, idempotency, (_caller, now) =>
+      linkView(this.#sql, endLink(this.#sql, linkId, now)),
+    );
+  }
+
+  /** The admission every method goes through: the credential against the replica, then the route's policy. */
+  #admitted<T>(
+    credential: PresentedCredential,
+    policy: RoutePolicy,
+    work: (caller: Caller, now: number) => T,
+  ): Promise<Outcome<T>> {
+    return outcomeOf(() => {
+      const now = this.clock.now();
+      return work(admit(this.#replica, credential, policy, now), now);
+    });
+  }
+
+  /**
+   * A write with an `Idempotency-Key`: admitted first, then the key checked, then the work in one
+   * transaction, its answer kept 24 hours (a retry gets it again; another body is `409`).
+   */
+  #idempotent<T>(
+    credential: PresentedCredential,
+    policy: RoutePolicy,
+    idempotency: IdempotencyRequest,
+    work: (caller: Caller, now: number) => T,
+  ): Promise<Outcome<T>> {
+    return outcomeOf(() => {
+      const now = this.clock.now();
+      const caller = admit(this.#replica, credential, policy, now);
+      const request = { ...idempotency, scope: "", key: checkedIdempotencyKey(idempotency.key) };
+      return this.#writes.runInTransaction(
+        request,
+        (inside) => this.#db.transaction(inside),
+        () => work(caller, now),
+      );
     });
   }
 }

@@ -1,0 +1,98 @@
+import { z } from "@hono/zod-openapi";
+import { IdentifierSchema, integer, LevelSchema, TimestampSchema, text, UuidSchema } from "./common";
+import { exactlyOne, withRules } from "./shape-rules";
+
+export const SubjectKindSchema = z.enum(["person", "account", "partner"]);
+
+/** SPEC's identifier object: a handle as the caller may see it (its value masked by role). */
+export const IdentifierObjectSchema = z
+  .object({
+    handle_id: z.string(),
+    type: z.string(),
+    value: z.string().openapi({ description: "Whole, or masked by the caller's role or scope (DESIGN 3.5)." }),
+    scope: z.string(),
+    subject_kind: SubjectKindSchema,
+    status: z.enum(["active", "detached", "erased"]),
+    level: LevelSchema,
+    first_seen: TimestampSchema,
+    last_seen: TimestampSchema,
+  })
+  .openapi("IdentifierObject");
+
+export const LinkSchema = z
+  .object({
+    link_id: z.string(),
+    person_id: z.string().openapi({ description: "The person's profile (as it resolves now)." }),
+    organization_id: z.string().openapi({ description: "The account's or partner's profile (as it resolves now)." }),
+    kind: z.enum(["account", "partner"]),
+    role: z.string().nullable(),
+    status: z.enum(["active", "ended"]),
+    created_at: TimestampSchema,
+    ended_at: TimestampSchema.nullable(),
+  })
+  .openapi("Link");
+
+export const MergeSchema = z
+  .object({
+    merge_id: z.string(),
+    survivor_id: z.string(),
+    absorbed_id: z.string(),
+    method: z.string(),
+    item_id: z.string().nullable().openapi({ description: "The `identify` item that merged, when one did." }),
+    source_id: z.string().nullable(),
+    created_at: TimestampSchema,
+    undone: z.boolean(),
+    undone_at: TimestampSchema.nullable(),
+  })
+  .openapi("Merge");
+
+export const ProfileSchema = z
+  .object({
+    profile_id: z.string().openapi({ description: "The profile that answers now: a merged-away id answers its survivor." }),
+    subject_kind: SubjectKindSchema,
+    level: LevelSchema.openapi({ description: "The highest verification level any of its handles reached." }),
+    identifiers: z.array(IdentifierObjectSchema),
+    links: z.array(LinkSchema),
+    merges: z.array(MergeSchema),
+    merged_profile_ids: z.array(z.string()).openapi({ description: "Ids merged into this profile; each resolves here." }),
+    created_at: TimestampSchema,
+  })
+  .openapi("Profile");
+
+export const LookupInputSchema = z.strictObject({ handle: IdentifierSchema }).openapi("ProfileLookup");
+
+const SideSchema = withRules(z.strictObject({ handle: IdentifierSchema.optional(), profile_id: UuidSchema.optional() }), [
+  exactlyOne(["handle", "profile_id"], "needs_handle_or_profile_id"),
+]).openapi("LinkSide", { description: "A handle (created when unknown) or a profile id." });
+
+export const LinkInputSchema = z
+  .strictObject({
+    person: SideSchema,
+    organization: SideSchema,
+    kind: z.enum(["account", "partner"]),
+    role: text(1, 128).optional(),
+  })
+  .openapi("LinkInput");
+
+export const SuggestionSchema = z
+  .object({
+    suggestion_id: z.string(),
+    handle_a: z.string(),
+    handle_b: z.string(),
+    profile_a: z.string(),
+    profile_b: z.string(),
+    identifier_a: IdentifierObjectSchema.nullable(),
+    identifier_b: IdentifierObjectSchema.nullable(),
+    score: z.number().min(0).max(1),
+    features: z.object({ same_name: z.boolean(), same_postal_code: z.boolean(), co_occurrences: integer(0) }),
+    status: z.enum(["open", "accepted", "rejected"]),
+    created_at: TimestampSchema,
+  })
+  .openapi("IdentitySuggestion");
+
+export type IdentifierObject = z.infer<typeof IdentifierObjectSchema>;
+export type Link = z.infer<typeof LinkSchema>;
+export type Merge = z.infer<typeof MergeSchema>;
+export type Profile = z.infer<typeof ProfileSchema>;
+export type LinkInput = z.infer<typeof LinkInputSchema>;
+export type Suggestion = z.infer<typeof SuggestionSchema>;

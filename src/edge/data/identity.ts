@@ -1,0 +1,91 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { text } from "../../contract/common";
+import { LinkInputSchema, LinkSchema, MergeSchema } from "../../contract/identity";
+import { problems } from "../../contract/problem";
+import { type BodyInput, readJsonBody } from "../../http/body";
+import { unwrap } from "../../http/problem";
+import { spaceObject } from "../../space/address";
+import type { AppEnv } from "../context";
+import { presentCredential } from "../credentials";
+import { documentedRoute } from "../documented-route";
+import { idempotencyOf } from "../idempotency";
+import { spaceOf } from "./space";
+
+const IDENTITY_BODY_LIMIT = 16 * 1024;
+
+const IdempotencyHeaderSchema = z.object({
+  "idempotency-key": text(1, 256).openapi({
+    description:
+      "Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`.",
+  }),
+});
+
+const undoRoute = createRoute({
+  method: "post",
+  path: "/v1/identity/merges/{merge_id}/undo",
+  summary: "Undo a merge",
+  description:
+    "Splits a merge back exactly: both profiles get back their handles, and events follow their handles. A person with role `review`; a source key is `403 forbidden`. Undoing an undone merge answers it as it is.",
+  security: [{ personToken: [] }],
+  request: { params: z.object({ merge_id: text(1, 128) }), headers: IdempotencyHeaderSchema },
+  responses: {
+    200: { description: "The merge, now undone.", content: { "application/json": { schema: MergeSchema } } },
+    ...problems(401, 403, 404, 409, 422, 429, 500, 503),
+  },
+});
+
+const linkRoute = createRoute({
+  method: "post",
+  path: "/v1/identity/links",
+  summary: "Link a person to an account or partner",
+  description:
+    "Each side is a handle (a profile is created for an unknown one) or a profile id. The link is `active` until ended. Source key with scope `identify`, or a person with role `review`.",
+  security: [{ sourceKey: [] }, { personToken: [] }],
+  request: {
+    headers: IdempotencyHeaderSchema,
+    body: { content: { "application/json": { schema: LinkInputSchema } }, required: true },
+  },
+  responses: {
+    201: { description: "The link.", content: { "application/json": { schema: LinkSchema } } },
+    ...problems(401, 403, 404, 409, 422, 429, 500, 503),
+  },
+});
+
+const endLinkRoute = createRoute({
+  method: "post",
+  path: "/v1/identity/links/{link_id}/end",
+  summary: "End a link",
+  description: "Ending an ended link answers it as it is. Source key with scope `identify`, or a person with role `review`.",
+  security: [{ sourceKey: [] }, { personToken: [] }],
+  request: { params: z.object({ link_id: text(1, 128) }), headers: IdempotencyHeaderSchema },
+  responses: {
+    200: { description: "The link, ended.", content: { "application/json": { schema: LinkSchema } } },
+    ...problems(401, 403, 404, 409, 422, 429, 500, 503),
+  },
+});
+
+export const identityRoutes = new OpenAPIHono<AppEnv>();
+
+const bodyText = (body: BodyInput) => (body.status === "ok" ? body.text : "");
+
+documentedRoute(identityRoutes, undoRoute, async (c) => {
+  const space = spaceOf(c);
+  const credential = await presentCredential(c, space);
+  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", "");
+  return c.json(unwrap(await spaceObject(c.env, space).undoMerge(credential, c.req.param("merge_id") ?? "", idempotency)), 200);
+});
+
+documentedRoute(identityRoutes, linkRoute, async (c) => {
+  const space = spaceOf(c);
+  const credential = await presentCredential(c, space);
+  const body = await readJsonBody(c.req.raw, IDENTITY_BODY_LIMIT);
+  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", bodyText(body));
+  return c.json(unwrap(await spaceObject(c.env, space).createLink(credential, body, idempotency)), 201);
+});
+
+documentedRoute(identityRoutes, endLinkRoute, async (c) => {
+  const space = spaceOf(c);
+  const credential = await presentCredential(c, space);
+  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", "");
+  return c.json(unwrap(await spaceObject(c.env, space).endLink(credential, c.req.param("link_id") ?? "", idempotency)), 200);
+});
