@@ -86,7 +86,7 @@ CREATE TABLE `profile_traits` (
 	PRIMARY KEY(`profile_id`, `trait`)
 );
 --> statement-breakpoint
-CREATE INDEX `profile_traits_value` ON `profile_traits` (`trait`,`value`);--> statement-breakpoint
+CREATE INDEX `profile_traits_value` ON `profile_traits` (`trait`,`value`,`profile_id`);--> statement-breakpoint
 CREATE TABLE `profiles` (
 	`seq` integer PRIMARY KEY NOT NULL,
 	`profile_id` text NOT NULL,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { IdentifierSchema, integer, LevelSchema, TimestampSchema, text, UuidSchema } from "./common";
+import { IdentifierSchema, integer, LevelSchema, PageQuerySchema, TimestampSchema, text, UuidSchema } from "./common";
 import { exactlyOne, withRules } from "./shape-rules";
 
 export const SubjectKindSchema = z.enum(["person", "account", "partner"]);
@@ -90,6 +90,13 @@ export const SuggestionSchema = z
   })
   .openapi("IdentitySuggestion");
 
+export const SuggestionQuerySchema = z.strictObject({
+  status: z.enum(["open", "accepted", "rejected"]).optional(),
+  cursor: PageQuerySchema.shape.cursor,
+  limit: PageQuerySchema.shape.limit,
+});
+
+export type SuggestionQuery = z.infer<typeof SuggestionQuerySchema>;
 export type IdentifierObject = z.infer<typeof IdentifierObjectSchema>;
 export type Link = z.infer<typeof LinkSchema>;
 export type Merge = z.infer<typeof MergeSchema>;

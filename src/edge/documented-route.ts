@@ -7,16 +7,19 @@ import type { AppEnv } from "./context";
 /**
  * Registers a data route for the OpenAPI document without validating its body at the edge:
  * the space's object must check the credential against its replica before it looks at the
- * body (DESIGN §1), so it validates the body itself with the same schema. Path parameters are
- * part of the address and are checked here, like query parameters.
+ * body (DESIGN §1), so it validates the body itself with the same schema. Path and query
+ * parameters are part of the address and are checked here.
  */
 export function documentedRoute(app: OpenAPIHono<AppEnv>, route: RouteConfig, handler: Handler<AppEnv>): void {
   app.openAPIRegistry.registerPath(route);
-  const params = route.request?.params;
+  const { params, query } = route.request ?? {};
   app.on(route.method.toUpperCase(), route.path.replaceAll(/\{(\w+)\}/g, ":$1"), async (c, next) => {
-    if (params && "safeParse" in params) {
-      const parsed = params.safeParse(c.req.param());
-      if (!parsed.success) throw new Problem("invalid_input", describeIssues(undefined, parsed.error.issues, "param"));
+    for (const [where, schema, value] of [
+      ["param", params, c.req.param()],
+      ["query", query, c.req.query()],
+    ] as const) {
+      const parsed = schema && "safeParse" in schema ? schema.safeParse(value) : null;
+      if (parsed && !parsed.success) throw new Problem("invalid_input", describeIssues(undefined, parsed.error.issues, where));
     }
     return handler(c, next);
   });

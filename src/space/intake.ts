@@ -8,6 +8,7 @@ import { uuidv7 } from "../ids";
 import type { Handle } from "./identity/handles";
 import { applyIdentity } from "./identity/intake";
 import { Resolution } from "./identity/resolution";
+import { requestSuggestions } from "./identity/suggestion-job";
 import { checkItem } from "./item-checks";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
@@ -94,6 +95,7 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
       accepted++;
     }
     resolution.finish();
+    if (accepted > 0) requestSuggestions(intake.sql, now);
   });
   errors.sort((a, b) => a.index - b.index);
   return { accepted, duplicates, errors };

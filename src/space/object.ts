@@ -7,19 +7,32 @@ import { POLICIES, type RoutePolicy } from "../auth/policy";
 import { type Clock, systemClock } from "../clock";
 import type { BatchAnswer } from "../contract/batch";
 import { DEFAULT_CLOCK_TOLERANCE_S } from "../contract/config";
-import { type Link, LinkInputSchema, LookupInputSchema, type Merge, type Profile } from "../contract/identity";
+import {
+  type Link,
+  LinkInputSchema,
+  LookupInputSchema,
+  type Merge,
+  type Profile,
+  type Suggestion,
+  type SuggestionQuery,
+} from "../contract/identity";
 import type { Env } from "../env";
 import { type BodyInput, parseJsonBody } from "../http/body";
 import { parseOrRefuse } from "../http/issues";
 import { type Outcome, outcomeOf, Problem } from "../http/problem";
 import { checkedIdempotencyKey, type IdempotencyRequest, IdempotentWrites } from "../idempotency";
 import { admit, type Caller, viewerOf } from "./access";
+import { runDueTimers } from "./alarm";
 import { spaceIdempotencyStore } from "./idempotency";
 import { endLink, linkProfiles, linkView } from "./identity/links";
 import { undoMerge } from "./identity/merges";
 import { lookupProfile, mergeView, readProfile } from "./identity/profile-view";
+import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity/suggestions";
 import { type Intake, ingestBatch, openIntake } from "./intake";
 import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
+import { nextDueAt } from "./timers";
+
+type SuggestionPage = { data: Suggestion[]; next_cursor: string | null };
 
 /** What `GET /v1/whoami` tells a caller about its own credential. */
 export interface CallerView {
@@ -42,6 +55,8 @@ export class SpaceObject extends DurableObject<Env> {
   #intake: Intake;
   #writes: IdempotentWrites;
   #replica: Replica = { space: null, keys: new Map(), sources: new Map(), config: { version: 0, values: {} } };
+  /** When the alarm is set for, as this object last set it (null: not set). */
+  #alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -52,7 +67,16 @@ export class SpaceObject extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.#db, migrations);
       this.#replica = loadReplica(this.#db);
+      this.#alarmAt = await ctx.storage.getAlarm();
+      await this.#armAlarm();
     });
+  }
+
+  /** Runs what is due (DESIGN §4), then sets the alarm for the next timer. */
+  override async alarm(): Promise<void> {
+    this.#alarmAt = null;
+    this.#db.transaction(() => runDueTimers(this.#sql, this.clock.now()));
+    await this.#armAlarm();
   }
 
   /** Called by the ControlObject before it answers a change of keys, sources or configuration. */
@@ -111,22 +135,62 @@ export class SpaceObject extends DurableObject<Env> {
     });
   }
 
+  async listSuggestions(credential: PresentedCredential, query: SuggestionQuery): Promise<Outcome<SuggestionPage>> {
+    return this.#admitted(credential, POLICIES.identity, (caller) =>
+      listSuggestions(this.#sql, query, viewerOf(caller).visibility),
+    );
+  }
+
+  async dismissSuggestion(
+    credential: PresentedCredential,
+    suggestionId: string,
+    idempotency: IdempotencyRequest,
+  ): Promise<Outcome<Suggestion>> {
+    return this.#idempotent(credential, POLICIES.identity, idempotency, (caller, now) =>
+      dismissSuggestion(this.#sql, suggestionId, now, viewerOf(caller).visibility),
+    );
+  }
+
+  async acceptSuggestion(
+    credential: PresentedCredential,
+    suggestionId: string,
+    idempotency: IdempotencyRequest,
+  ): Promise<Outcome<Suggestion>> {
+    return this.#idempotent(credential, POLICIES.identityReview, idempotency, (caller, now) => {
+      const personId = caller.principal.kind === "person" ? caller.principal.personId : "";
+      return acceptSuggestion(this.#sql, suggestionId, personId, now, viewerOf(caller).visibility);
+    });
+  }
+
   async endLink(credential: PresentedCredential, linkId: string, idempotency: IdempotencyRequest): Promise<Outcome<Link>> {
     return this.#idempotent(credential, POLICIES.identity, idempotency, (_caller, now) =>
       linkView(this.#sql, endLink(this.#sql, linkId, now)),
     );
   }
 
-  /** The admission every method goes through: the credential against the replica, then the route's policy. */
-  #admitted<T>(
+  /**
+   * The admission every method goes through: the credential against the replica, then the
+   * route's policy; afterwards the alarm follows any timer the work set.
+   */
+  async #admitted<T>(
     credential: PresentedCredential,
     policy: RoutePolicy,
     work: (caller: Caller, now: number) => T,
   ): Promise<Outcome<T>> {
-    return outcomeOf(() => {
+    const outcome = await outcomeOf(() => {
       const now = this.clock.now();
       return work(admit(this.#replica, credential, policy, now), now);
     });
+    await this.#armAlarm();
+    return outcome;
+  }
+
+  /** Sets the alarm to the earliest timer when that changed. */
+  async #armAlarm(): Promise<void> {
+    const next = nextDueAt(this.#sql);
+    if (next === null || next === this.#alarmAt) return;
+    await this.ctx.storage.setAlarm(next);
+    this.#alarmAt = next;
   }
 
   /**
@@ -139,9 +203,7 @@ export class SpaceObject extends DurableObject<Env> {
     idempotency: IdempotencyRequest,
     work: (caller: Caller, now: number) => T,
   ): Promise<Outcome<T>> {
-    return outcomeOf(() => {
-      const now = this.clock.now();
-      const caller = admit(this.#replica, credential, policy, now);
+    return this.#admitted(credential, policy, (caller, now) => {
       const request = { ...idempotency, scope: "", key: checkedIdempotencyKey(idempotency.key) };
       return this.#writes.runInTransaction(
         request,

@@ -13,15 +13,20 @@ const UNKNOWN_FIELD = "zz_unknown_field";
 /**
  * Every single-constraint violation of `value` (valid against `schema`) this walk knows how to
  * make: a required field removed, an unknown field added, a wrong type, a string or number out
- * of range, a value outside an enum or a pattern, an array too short or too long. The caller
- * keeps only those the validator confirms are invalid.
+ * of range, a value outside an enum or a pattern, an array too short or too long. A candidate
+ * can still be valid (a field an alternative did not need): `isViolation` tells, and is checked
+ * only for the candidate a test picks, since validating every one is slow.
  */
 export function violationsOf(set: SchemaSet, schema: Schema, value: unknown): Violation[] {
   const out: Violation[] = [];
   walk(set, schema, value, [], (at, what, replacement, place = at) =>
     out.push({ path: place, what, value: replaceAt(value, at, replacement) }),
   );
-  return out.filter((violation) => !set.valid(schema, violation.value));
+  return out;
+}
+
+export function isViolation(set: SchemaSet, schema: Schema, violation: Violation): boolean {
+  return !set.valid(schema, violation.value);
 }
 
 /** `at` is where the replacement goes; `place` the field the violation is about, when not `at`. */

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { text } from "../../contract/common";
-import { LinkInputSchema, LinkSchema, MergeSchema } from "../../contract/identity";
+import { pageOf } from "../../contract/control";
+import { LinkInputSchema, LinkSchema, MergeSchema, SuggestionQuerySchema, SuggestionSchema } from "../../contract/identity";
 import { problems } from "../../contract/problem";
 import { type BodyInput, readJsonBody } from "../../http/body";
 import { unwrap } from "../../http/problem";
@@ -64,7 +65,77 @@ const endLinkRoute = createRoute({
   },
 });
 
+const listSuggestionsRoute = createRoute({
+  method: "get",
+  path: "/v1/identity/suggestions",
+  summary: "List identity suggestions",
+  description:
+    "Candidate pairs of profiles found offline (a shared name, a shared postal code, handles met in one event), never applied without a person. Filter by `status`. Source key with scope `identify`, or a person with role `review`; identifiers masked as in the profile read.",
+  security: [{ sourceKey: [] }, { personToken: [] }],
+  request: { query: SuggestionQuerySchema },
+  responses: {
+    200: {
+      description: "A page of suggestions.",
+      content: { "application/json": { schema: pageOf(SuggestionSchema, "IdentitySuggestionPage") } },
+    },
+    ...problems(401, 403, 422, 429, 500, 503),
+  },
+});
+
+const SuggestionParamsSchema = z.object({ suggestion_id: text(1, 128) });
+
+const dismissRoute = createRoute({
+  method: "post",
+  path: "/v1/identity/suggestions/{suggestion_id}/dismiss",
+  summary: "Dismiss a suggestion",
+  description:
+    "The suggestion becomes `rejected`; the pair does not come back on the same evidence (new evidence may bring it back). No body. Source key with scope `identify`, or a person with role `review`.",
+  security: [{ sourceKey: [] }, { personToken: [] }],
+  request: { params: SuggestionParamsSchema, headers: IdempotencyHeaderSchema },
+  responses: {
+    200: { description: "The suggestion, `rejected`.", content: { "application/json": { schema: SuggestionSchema } } },
+    ...problems(401, 403, 404, 409, 422, 429, 500, 503),
+  },
+});
+
+const acceptRoute = createRoute({
+  method: "post",
+  path: "/v1/identity/suggestions/{suggestion_id}/accept",
+  summary: "Accept a suggestion",
+  description:
+    "The two profiles merge (method `review`; the merge can be undone). A person with role `review`; a source key is `403 forbidden`.",
+  security: [{ personToken: [] }],
+  request: { params: SuggestionParamsSchema, headers: IdempotencyHeaderSchema },
+  responses: {
+    200: { description: "The suggestion, `accepted`.", content: { "application/json": { schema: SuggestionSchema } } },
+    ...problems(401, 403, 404, 409, 422, 429, 500, 503),
+  },
+});
+
 export const identityRoutes = new OpenAPIHono<AppEnv>();
+
+documentedRoute(identityRoutes, listSuggestionsRoute, async (c) => {
+  const space = spaceOf(c);
+  const credential = await presentCredential(c, space);
+  const query = SuggestionQuerySchema.parse(c.req.query());
+  return c.json(unwrap(await spaceObject(c.env, space).listSuggestions(credential, query)), 200);
+});
+
+documentedRoute(identityRoutes, dismissRoute, async (c) => {
+  const space = spaceOf(c);
+  const credential = await presentCredential(c, space);
+  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", "");
+  const id = c.req.param("suggestion_id") ?? "";
+  return c.json(unwrap(await spaceObject(c.env, space).dismissSuggestion(credential, id, idempotency)), 200);
+});
+
+documentedRoute(identityRoutes, acceptRoute, async (c) => {
+  const space = spaceOf(c);
+  const credential = await presentCredential(c, space);
+  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", "");
+  const id = c.req.param("suggestion_id") ?? "";
+  return c.json(unwrap(await spaceObject(c.env, space).acceptSuggestion(credential, id, idempotency)), 200);
+});
 
 const bodyText = (body: BodyInput) => (body.status === "ok" ? body.text : "");
 

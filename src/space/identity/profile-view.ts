@@ -98,5 +98,10 @@ export function lookupProfile(sql: SqlStorage, input: HandleInput, viewer: Viewe
   if (!normalized.ok) throw new Problem("invalid_input", `handle.value: ${normalized.rule}`);
   const handle = findHandle(sql, normalized.handle);
   if (!handle) throw new Problem("not_found", "no profile holds this handle");
-  return readProfile(sql, handle.profileId, viewer);
+  const profile = readProfile(sql, handle.profileId, viewer);
+  // A vendor may not learn where a handle only other sources wrote lives: the same 404 as an unknown one.
+  if (!profile.identifiers.some((identifier) => identifier.handle_id === handle.handleId)) {
+    throw new Problem("not_found", "no profile holds this handle");
+  }
+  return profile;
 }

@@ -128,7 +128,7 @@ export const profileTraits = sqliteTable(
   },
   (table) => [
     primaryKey({ columns: [table.profileId, table.trait] }),
-    index("profile_traits_value").on(table.trait, table.value),
+    index("profile_traits_value").on(table.trait, table.value, table.profileId),
   ],
 );
 

@@ -1,0 +1,198 @@
+import type { Suggestion } from "../../contract/identity";
+import { decodeCursor, pageFrom } from "../../http/cursor";
+import { Problem } from "../../http/problem";
+import { uuidv7 } from "../../ids";
+import { findHandleById } from "./handle-store";
+import type { Visibility } from "./masking";
+import { mergeRoots } from "./merges";
+import { identifierObject } from "./profile-view";
+import { rootOf } from "./profiles";
+
+/** What a pair of profiles has in common (SPEC's `features`). */
+export interface Features {
+  sameName: boolean;
+  samePostalCode: boolean;
+  coOccurrences: number;
+}
+
+/**
+ * How likely two profiles are one subject: 1 − ∏(1 − wᵢ) over independent evidence. A shared
+ * name (0.4) or postal code (0.3) alone is not enough; both together are, and so is one event in
+ * which their handles met (each halves the doubt).
+ */
+export function scoreOf(features: Features): number {
+  const doubt = (features.sameName ? 0.6 : 1) * (features.samePostalCode ? 0.7 : 1) * 0.5 ** features.coOccurrences;
+  return Math.round((1 - doubt) * 1000) / 1000;
+}
+
+/** Pairs scoring at least this are suggested. */
+export const SUGGESTION_THRESHOLD = 0.5;
+
+/** New evidence that a rejected pair did not have: a feature it lacked, or more meetings. */
+function stronger(now: Features, then: Features): boolean {
+  return (
+    (now.sameName && !then.sameName) || (now.samePostalCode && !then.samePostalCode) || now.coOccurrences > then.coOccurrences
+  );
+}
+
+interface SuggestionRow {
+  suggestion_id: string;
+  profile_a: string;
+  profile_b: string;
+  handle_a: string;
+  handle_b: string;
+  score: number;
+  same_name: number;
+  same_postal_code: number;
+  co_occurrences: number;
+  status: string;
+  created_at: number;
+  updated_at: number;
+  [column: string]: SqlStorageValue;
+}
+
+const featuresOf = (row: SuggestionRow): Features => ({
+  sameName: row.same_name === 1,
+  samePostalCode: row.same_postal_code === 1,
+  coOccurrences: row.co_occurrences,
+});
+
+/**
+ * Records what the job found for a pair of root profiles: a new open suggestion when the score
+ * reaches the threshold; an open one updated; a rejected one opened again only on new evidence.
+ */
+export function proposePair(
+  sql: SqlStorage,
+  pair: { profileA: string; profileB: string; handleA: string; handleB: string },
+  features: Features,
+  now: number,
+): void {
+  const [a, b] =
+    pair.profileA < pair.profileB
+      ? [
+          { profile: pair.profileA, handle: pair.handleA },
+          { profile: pair.profileB, handle: pair.handleB },
+        ]
+      : [
+          { profile: pair.profileB, handle: pair.handleB },
+          { profile: pair.profileA, handle: pair.handleA },
+        ];
+  const score = scoreOf(features);
+  const existing = sql
+    .exec<SuggestionRow>("SELECT * FROM suggestions WHERE profile_a = ? AND profile_b = ?", a.profile, b.profile)
+    .toArray()[0];
+  if (!existing) {
+    if (score < SUGGESTION_THRESHOLD) return;
+    sql.exec(
+      `INSERT INTO suggestions (suggestion_id, profile_a, profile_b, handle_a, handle_b, score, same_name, same_postal_code, co_occurrences, status, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)`,
+      uuidv7(now),
+      a.profile,
+      b.profile,
+      a.handle,
+      b.handle,
+      score,
+      features.sameName ? 1 : 0,
+      features.samePostalCode ? 1 : 0,
+      features.coOccurrences,
+      now,
+      now,
+    );
+    return;
+  }
+  if (existing.status === "accepted") return;
+  if (existing.status === "rejected" && !stronger(features, featuresOf(existing))) return;
+  if (existing.status === "open" && existing.score === score) return;
+  sql.exec(
+    "UPDATE suggestions SET score = ?, same_name = ?, same_postal_code = ?, co_occurrences = ?, status = 'open', updated_at = ? WHERE suggestion_id = ?",
+    score,
+    features.sameName ? 1 : 0,
+    features.samePostalCode ? 1 : 0,
+    features.coOccurrences,
+    now,
+    existing.suggestion_id,
+  );
+}
+
+function findSuggestion(sql: SqlStorage, suggestionId: string): SuggestionRow {
+  const row = sql.exec<SuggestionRow>("SELECT * FROM suggestions WHERE suggestion_id = ?", suggestionId).toArray()[0];
+  if (!row) throw new Problem("not_found", "no such suggestion");
+  return row;
+}
+
+/** A suggestion as answered: each side with its identifier, masked; null when the handle is gone. */
+export function suggestionView(sql: SqlStorage, row: SuggestionRow, visibility: Visibility): Suggestion {
+  const side = (handleId: string) => {
+    const handle = findHandleById(sql, handleId);
+    if (!handle || handle.status === "erased") return null;
+    return identifierObject(handle, rootOf(sql, handle.profileId)?.subjectKind ?? "person", visibility);
+  };
+  return {
+    suggestion_id: row.suggestion_id,
+    handle_a: row.handle_a,
+    handle_b: row.handle_b,
+    profile_a: row.profile_a,
+    profile_b: row.profile_b,
+    identifier_a: side(row.handle_a),
+    identifier_b: side(row.handle_b),
+    score: row.score,
+    features: {
+      same_name: row.same_name === 1,
+      same_postal_code: row.same_postal_code === 1,
+      co_occurrences: row.co_occurrences,
+    },
+    status: row.status as Suggestion["status"],
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+export function listSuggestions(
+  sql: SqlStorage,
+  query: { status?: Suggestion["status"] | undefined; cursor?: string | undefined; limit: number },
+  visibility: Visibility,
+): { data: Suggestion[]; next_cursor: string | null } {
+  const after = decodeCursor(query.cursor) ?? "";
+  const rows = sql
+    .exec<SuggestionRow>(
+      "SELECT * FROM suggestions WHERE suggestion_id > ? AND (? IS NULL OR status = ?) ORDER BY suggestion_id LIMIT ?",
+      after,
+      query.status ?? null,
+      query.status ?? null,
+      query.limit + 1,
+    )
+    .toArray();
+  const page = pageFrom(rows, query.limit, (row) => row.suggestion_id);
+  return { data: page.data.map((row) => suggestionView(sql, row, visibility)), next_cursor: page.next_cursor };
+}
+
+/**
+ * Dismiss: `open` becomes `rejected`, and the pair comes back only on new evidence. A rejected
+ * or accepted suggestion is answered as it is (an accepted one is split by undoing its merge).
+ */
+export function dismissSuggestion(sql: SqlStorage, suggestionId: string, now: number, visibility: Visibility): Suggestion {
+  const row = findSuggestion(sql, suggestionId);
+  if (row.status !== "open") return suggestionView(sql, row, visibility);
+  sql.exec("UPDATE suggestions SET status = 'rejected', updated_at = ? WHERE suggestion_id = ?", now, suggestionId);
+  return suggestionView(sql, { ...row, status: "rejected" }, visibility);
+}
+
+/**
+ * Accept: the two profiles merge, method `review`, with the person as evidence. A person may
+ * accept a pair they dismissed before; accepting again answers the suggestion as it is.
+ */
+export function acceptSuggestion(
+  sql: SqlStorage,
+  suggestionId: string,
+  personId: string,
+  now: number,
+  visibility: Visibility,
+): Suggestion {
+  const row = findSuggestion(sql, suggestionId);
+  if (row.status !== "accepted") {
+    const roots = [rootOf(sql, row.profile_a), rootOf(sql, row.profile_b)].filter((root) => root !== null);
+    const distinct = roots.filter((root, index) => roots.findIndex((other) => other.profileId === root.profileId) === index);
+    if (distinct.length > 1) mergeRoots(sql, distinct, { method: "review", itemId: null, sourceId: null, personId }, now);
+    sql.exec("UPDATE suggestions SET status = 'accepted', updated_at = ? WHERE suggestion_id = ?", now, suggestionId);
+  }
+  return suggestionView(sql, { ...row, status: "accepted" }, visibility);
+}

@@ -1,0 +1,59 @@
+/**
+ * Every timed effect of a space is a row here (DESIGN §4): session closes, promise due dates,
+ * suggestion jobs. The object keeps one alarm at the earliest due row, and its alarm handler
+ * runs what is due, so a timer survives restarts and fires once.
+ */
+export type TimerKind = "suggestions.debounce" | "suggestions.run";
+
+export interface Timer {
+  kind: TimerKind;
+  key: string;
+  dueAt: number;
+  payload: unknown;
+}
+
+/** Sets a timer, replacing one of the same kind and key. */
+export function setTimer(sql: SqlStorage, timer: Timer): void {
+  sql.exec(
+    `INSERT INTO timers (kind, key, due_at, payload) VALUES (?, ?, ?, ?)
+     ON CONFLICT (kind, key) DO UPDATE SET due_at = excluded.due_at, payload = excluded.payload`,
+    timer.kind,
+    timer.key,
+    timer.dueAt,
+    JSON.stringify(timer.payload ?? null),
+  );
+}
+
+/** Sets a timer unless one of the same kind and key is already waiting (a debounce that never starves). */
+export function setTimerOnce(sql: SqlStorage, timer: Timer): void {
+  sql.exec(
+    "INSERT OR IGNORE INTO timers (kind, key, due_at, payload) VALUES (?, ?, ?, ?)",
+    timer.kind,
+    timer.key,
+    timer.dueAt,
+    JSON.stringify(timer.payload ?? null),
+  );
+}
+
+/** Takes the timers due at `now`, oldest first: they are removed as they are handed out. */
+export function takeDueTimers(sql: SqlStorage, now: number, limit = 100): Timer[] {
+  const rows = sql
+    .exec<{ kind: string; key: string; due_at: number; payload: string | null }>(
+      "SELECT kind, key, due_at, payload FROM timers WHERE due_at <= ? ORDER BY due_at LIMIT ?",
+      now,
+      limit,
+    )
+    .toArray();
+  for (const row of rows) sql.exec("DELETE FROM timers WHERE kind = ? AND key = ?", row.kind, row.key);
+  return rows.map((row) => ({
+    kind: row.kind as TimerKind,
+    key: row.key,
+    dueAt: row.due_at,
+    payload: row.payload === null ? null : JSON.parse(row.payload),
+  }));
+}
+
+/** When the next timer is due, or null when none waits. */
+export function nextDueAt(sql: SqlStorage): number | null {
+  return sql.exec<{ due_at: number | null }>("SELECT min(due_at) AS due_at FROM timers").one().due_at ?? null;
+}
