@@ -44,6 +44,14 @@ CREATE TABLE `handles` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `handles_identity` ON `handles` (`type`,`scope`,`value`);--> statement-breakpoint
 CREATE INDEX `handles_profile_id` ON `handles` (`profile_id`);--> statement-breakpoint
+CREATE TABLE `job_runs` (
+	`job` text PRIMARY KEY NOT NULL,
+	`started_at` integer NOT NULL,
+	`finished_at` integer NOT NULL,
+	`slices` integer NOT NULL,
+	`max_slice_ms` real NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `links` (
 	`link_id` text PRIMARY KEY NOT NULL,
 	`person_id` text NOT NULL,

@@ -90,6 +90,29 @@ export const SuggestionSchema = z
   })
   .openapi("IdentitySuggestion");
 
+export const SuggestionPageSchema = z
+  .object({
+    data: z.array(SuggestionSchema),
+    next_cursor: z.string().nullable(),
+    job: z
+      .object({
+        status: z.enum(["idle", "waiting", "running"]),
+        last_run: z
+          .object({
+            started_at: TimestampSchema,
+            finished_at: TimestampSchema,
+            slices: integer(0),
+            max_slice_ms: z.number().min(0),
+          })
+          .nullable(),
+      })
+      .openapi({
+        description:
+          "The offline job that finds suggestions: `waiting` after writes (it starts 30 s after the first), `running` in short slices, then `idle`; its last run. `max_slice_ms` is wall time where the runtime measures it (`wrangler dev`); in production clocks stand still during work and it reads 0.",
+      }),
+  })
+  .openapi("IdentitySuggestionPage");
+
 export const SuggestionQuerySchema = z.strictObject({
   status: z.enum(["open", "accepted", "rejected"]).optional(),
   cursor: PageQuerySchema.shape.cursor,

@@ -27,12 +27,13 @@ import { spaceIdempotencyStore } from "./idempotency";
 import { endLink, linkProfiles, linkView } from "./identity/links";
 import { undoMerge } from "./identity/merges";
 import { lookupProfile, mergeView, readProfile } from "./identity/profile-view";
+import { type JobStatus, suggestionJobStatus } from "./identity/suggestion-job";
 import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity/suggestions";
 import { type Intake, ingestBatch, openIntake } from "./intake";
 import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 import { nextDueAt } from "./timers";
 
-type SuggestionPage = { data: Suggestion[]; next_cursor: string | null };
+type SuggestionPage = { data: Suggestion[]; next_cursor: string | null; job: JobStatus };
 
 /** What `GET /v1/whoami` tells a caller about its own credential. */
 export interface CallerView {
@@ -75,7 +76,7 @@ export class SpaceObject extends DurableObject<Env> {
   /** Runs what is due (DESIGN §4), then sets the alarm for the next timer. */
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
-    this.#db.transaction(() => runDueTimers(this.#sql, this.clock.now()));
+    this.#db.transaction(() => runDueTimers(this.#sql, this.clock.now(), () => performance.now()));
     await this.#armAlarm();
   }
 
@@ -136,9 +137,10 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   async listSuggestions(credential: PresentedCredential, query: SuggestionQuery): Promise<Outcome<SuggestionPage>> {
-    return this.#admitted(credential, POLICIES.identity, (caller) =>
-      listSuggestions(this.#sql, query, viewerOf(caller).visibility),
-    );
+    return this.#admitted(credential, POLICIES.identity, (caller) => ({
+      ...listSuggestions(this.#sql, query, viewerOf(caller).visibility),
+      job: suggestionJobStatus(this.#sql),
+    }));
   }
 
   async dismissSuggestion(

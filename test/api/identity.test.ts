@@ -83,7 +83,7 @@ async function itemIdOf(space: Space, idempotencyKey: string): Promise<string> {
   return rows[0]?.item_id ?? "";
 }
 
-/** Three profiles created in three batches, oldest first: `ids[0]` is the oldest. */
+/** One profile per handle, each created by a batch of its own, in order: `ids[0]` is the oldest. */
 async function profilesInOrder(space: Space, handles: Handle[]): Promise<string[]> {
   const ids: string[] = [];
   for (const handle of handles) {
@@ -140,6 +140,54 @@ describe("an event resolves to a profile: a new one when no handle is known, and
     expect(answer.accepted).toBe(1);
     expect(answer.errors).toEqual([{ index: 0, code: "not_found", detail: "subject.profile_id: unknown_profile" }]);
     await expectProblem(await lookupResponse(space, phone(PHONE_C)), 404, "not_found");
+  });
+});
+
+describe("a handle keeps when it was seen in memory time, a duplicate item has no identity effect, verify raises levels", () => {
+  it("widens first_seen and last_seen by occurred_at, whatever the arrival order", async () => {
+    const space = await createSpace();
+    const early = "2026-01-10T08:00:00.000Z";
+    const middle = "2026-01-11T08:00:00.000Z";
+    const late = "2026-01-12T08:00:00.000Z";
+    await accept(space, [event([phone(PHONE_A)], { occurred_at: middle })]);
+    await accept(space, [event([phone(PHONE_A)], { occurred_at: late }), event([phone(PHONE_A)], { occurred_at: early })]);
+    const [identifier] = (await profileOf(space, phone(PHONE_A))).identifiers;
+    expect([identifier?.first_seen, identifier?.last_seen]).toEqual([early, late]);
+  });
+
+  it("gives a resent idempotency_key no identity effect, even with other handles", async () => {
+    const space = await createSpace();
+    const first = event([phone(PHONE_A)]);
+    await accept(space, [first]);
+    const answer = await json<BatchAnswer>(
+      await batch(space, [
+        { ...first, handles: [phone(PHONE_A), email(EMAIL_A)] },
+        identifyItem([phone(PHONE_A), phone(PHONE_B)]),
+      ]),
+      200,
+    );
+    expect([answer.accepted, answer.duplicates]).toEqual([1, 1]);
+    expect(values(await profileOf(space, phone(PHONE_A)))).toEqual([PHONE_A, PHONE_B].sort());
+    await expectProblem(await lookupResponse(space, email(EMAIL_A)), 404, "not_found");
+  });
+
+  it("raises the level of the handles a verify names, never lowers it, and the profile shows the highest", async () => {
+    const space = await createSpace({ source: { kind: "human_desk" } });
+    const verify = (level: string, handles: Handle[]) => ({
+      type: "verify",
+      idempotency_key: crypto.randomUUID(),
+      conversation_id: "conv-1",
+      level,
+      method: "otp",
+      handles,
+    });
+    await accept(space, [event([phone(PHONE_A), email(EMAIL_A)])]);
+    await accept(space, [verify("V3", [phone(PHONE_A)])]);
+    await accept(space, [verify("V1", [phone(PHONE_A)]), verify("no_customer", [email(EMAIL_A)])]);
+    const profile = await profileOf(space, phone(PHONE_A));
+    expect(profile.level).toBe("V3");
+    const levels = Object.fromEntries(profile.identifiers.map((identifier) => [identifier.value, identifier.level]));
+    expect(levels).toEqual({ [PHONE_A]: "V3", [EMAIL_A]: "V0" });
   });
 });
 
@@ -427,6 +475,7 @@ describe("undo needs a person with role review and an Idempotency-Key; a resend 
     const missing = await expectProblem(await undoResponse(space, mergeIds[0] ?? "", reviewer, null), 422, "invalid_input");
     expect(missing.detail).toContain("idempotency-key");
     await expectProblem(await undoResponse(space, mergeIds[0] ?? "", reviewer, "k".repeat(257)), 422, "invalid_input");
+    await expectProblem(await undoResponse(space, mergeIds[0] ?? "", reviewer, ""), 422, "invalid_input");
     expect((await getProfile(space, younger)).profile_id).toBe(older);
   });
 

@@ -1,11 +1,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { pageOf } from "../../src/contract/control";
-import { ProfileSchema, SuggestionSchema } from "../../src/contract/identity";
+import { ProfileSchema, SuggestionPageSchema, SuggestionSchema } from "../../src/contract/identity";
 import type { SpaceObject } from "../../src/space/object";
 import { batch, call, createSpace, json, message, type Space } from "../support/seed";
-
-const SuggestionPageSchema = pageOf(SuggestionSchema, "IdentitySuggestionPage");
 
 function stub(space: Space) {
   return env.SPACE.get(env.SPACE.idFromName(space.name));

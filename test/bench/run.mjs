@@ -10,11 +10,15 @@
 // Environment: BENCH_SECONDS (measured seconds per target, default 10), BENCH_WARMUP_SECONDS
 // (default 2), BENCH_SLICES (alternating slices per target, default 5), BENCH_CLIENTS (default 4), BENCH_FLOOR_REQUESTS (default 500),
 // BENCH_STORAGE_BATCHES (batches per storage-limit round, default 40), BENCH_VERBOSE=1 (show
-// wrangler's output).
+// wrangler's output), BENCH_QUICK=1 (smaller identity figures, for iterating; the closing note
+// of an issue reports the full run).
+// Identity figures (test/bench/identity.mjs) are measured on the same service, each in a space
+// of its own, after the ingest slices.
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
+import { identifyRate, mergeLarge, suggestionsJob } from "./identity.mjs";
 import { startWrangler, stopAll } from "./servers.mjs";
 import { Workload } from "./workload.mjs";
 
@@ -27,6 +31,10 @@ const FLOOR_REQUESTS = Math.round(setting("BENCH_FLOOR_REQUESTS", 500));
 const STORAGE_BATCHES = Math.round(setting("BENCH_STORAGE_BATCHES", 40));
 const STORAGE_ROUNDS = 3;
 const SLICES = Math.round(setting("BENCH_SLICES", 5));
+const QUICK = process.env.BENCH_QUICK === "1";
+const IDENTITY = QUICK
+  ? { merges: 1_000, mergeEvents: [5_000], suggestionProfiles: 10_000 }
+  : { merges: 5_000, mergeEvents: [5_000, 50_000], suggestionProfiles: 100_000 };
 const BATCH_ITEMS = 500;
 const WARMUP_BATCHES = 60;
 /**
@@ -89,6 +97,9 @@ async function main() {
   let minimal;
   let floor;
   let storage;
+  let identify;
+  const merges = [];
+  let suggestions;
   try {
     const demo = await seedDemo(service.origin, secrets.OPERATOR_TOKEN);
     const targets = {
@@ -117,6 +128,14 @@ async function main() {
     minimal = merged(targets.minimal.runs);
     log(`storage limit: ${STORAGE_ROUNDS} rounds of ${STORAGE_BATCHES} batches in one call`);
     storage = await storageLimit(bare.origin, workload);
+    log(`identify: ${IDENTITY.merges} identify items merging two profiles each`);
+    identify = await identifyRate(service.origin, secrets.OPERATOR_TOKEN, { merges: IDENTITY.merges });
+    for (const events of IDENTITY.mergeEvents) {
+      log(`merge of two profiles of ${events} events each`);
+      merges.push(await mergeLarge(service.origin, secrets.OPERATOR_TOKEN, events));
+    }
+    log(`suggestions job over ${IDENTITY.suggestionProfiles} profiles (it starts 30 s after the last write)`);
+    suggestions = await suggestionsJob(service.origin, secrets.OPERATOR_TOKEN, IDENTITY.suggestionProfiles);
   } finally {
     await Promise.all([service.stop(), bare.stop()]);
   }
@@ -133,6 +152,15 @@ async function main() {
     floor_p99_ms: round(floor.p99, 1),
     minimal_batch_p50_ms: round(minimal.p50, 1),
     minimal_batch_p99_ms: round(minimal.p99, 1),
+    identify_items_per_s: Math.round(identify.rate),
+    merge_large_ms: round(merges.at(-1).ms, 1),
+    merge_large_events: merges.at(-1).events,
+    merge_5k_ms: round(merges[0].ms, 1),
+    merge_floor_ms: round(merges.at(-1).floor, 1),
+    suggestions_job_ms: Math.round(suggestions.ms),
+    suggestions_max_slice_ms: round(suggestions.maxSliceMs, 2),
+    suggestions_profiles: suggestions.profiles,
+    suggestions_slices: suggestions.slices,
     seconds: SECONDS,
     clients: CLIENTS,
     batch_items: BATCH_ITEMS,
@@ -321,7 +349,15 @@ function printTable({ json, full, minimal, storage }) {
       `${storage.rows} rows in ${ms(storage.loopMs)} (call ${ms(storage.wallMs)} - empty call ${ms(storage.emptyMs)}; object's clock ${ms(storage.objectMs)})`,
     ],
     ["floor (GET /v1/whoami) p50 / p99", `${ms(json.floor_p50_ms)} / ${ms(json.floor_p99_ms)}`, `${FLOOR_REQUESTS} sequential`],
-    ["ingest ratio (full / minimal)", json.ingest_ratio.toFixed(3), ""],
+    ["ingest ratio (full / minimal)", json.ingest_ratio.toFixed(3), "events carry 1-3 handles, a fifth new"],
+    ["identify (merging two profiles each)", items(json.identify_items_per_s), "batches of 500, one client"],
+    [
+      "merge of two large profiles",
+      ms(json.merge_large_ms),
+      `${json.merge_large_events} events each; at 5,000: ${ms(json.merge_5k_ms)}; floor ${ms(json.merge_floor_ms)}`,
+    ],
+    ["suggestions job", ms(json.suggestions_job_ms), `${json.suggestions_profiles} profiles, ${json.suggestions_slices} slices`],
+    ["  longest slice", ms(json.suggestions_max_slice_ms), "object's clock under wrangler dev"],
     ["storage ratio (full / storage limit)", json.storage_ratio.toFixed(3), ""],
   ];
   const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column].length)));

@@ -34,6 +34,7 @@ export class Workload {
     this.batchItems = batchItems;
     this.rand = random(seed);
     this.batches = 0;
+    this.fresh = 0;
   }
 
   /** `count` request bodies (UTF-8 bytes, ready to send) under the key prefix `pool`. */
@@ -66,13 +67,28 @@ export class Workload {
     return `${text.slice(0, TEXT_BYTES - 1)}.`;
   }
 
+  /**
+   * 1 to 3 handles of one customer (phone, e-mail, CRM id); a fifth of them new to the space, so
+   * identity resolves known handles and creates profiles and handles at the rate the issue names.
+   */
+  #handles(customer, channel) {
+    const all = [
+      { type: "phone_e164", value: `+4477009${String(customer).padStart(5, "0")}` },
+      { type: "email", value: `customer${customer}@example.com` },
+      { type: "system_id", scope: "crm", value: `crm-${customer}` },
+    ];
+    if (channel === "email") all.unshift(all.splice(1, 1)[0]);
+    return all
+      .slice(0, 1 + this.#int(3))
+      .map((handle) =>
+        this.rand() < 0.2 ? { type: "system_id", scope: "crm", value: `new-${this.run}-${this.fresh++}` } : handle,
+      );
+  }
+
   #event(idempotencyKey, now) {
     const channel = this.#pick(CHANNELS);
     const customer = this.#int(20_000);
-    const handles =
-      channel === "email" || this.rand() < 0.2
-        ? [{ type: "email", value: `customer${customer}@example.com` }]
-        : [{ type: "phone_e164", value: `+4477009${String(customer).padStart(5, "0")}` }];
+    const handles = this.#handles(customer, channel);
     const roll = this.rand();
     const kind = roll < 0.8 ? "message" : roll < 0.92 ? "system_event" : "action";
     const occurredAt = new Date(now - this.#int(3_600_000)).toISOString().replace(/\.\d+Z$/, "Z");

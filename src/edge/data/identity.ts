@@ -1,7 +1,13 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { text } from "../../contract/common";
-import { pageOf } from "../../contract/control";
-import { LinkInputSchema, LinkSchema, MergeSchema, SuggestionQuerySchema, SuggestionSchema } from "../../contract/identity";
+import {
+  LinkInputSchema,
+  LinkSchema,
+  MergeSchema,
+  SuggestionPageSchema,
+  SuggestionQuerySchema,
+  SuggestionSchema,
+} from "../../contract/identity";
 import { problems } from "../../contract/problem";
 import { type BodyInput, readJsonBody } from "../../http/body";
 import { unwrap } from "../../http/problem";
@@ -76,7 +82,7 @@ const listSuggestionsRoute = createRoute({
   responses: {
     200: {
       description: "A page of suggestions.",
-      content: { "application/json": { schema: pageOf(SuggestionSchema, "IdentitySuggestionPage") } },
+      content: { "application/json": { schema: SuggestionPageSchema } },
     },
     ...problems(401, 403, 422, 429, 500, 503),
   },

@@ -163,3 +163,12 @@ export const suggestions = sqliteTable(
   },
   (table) => [uniqueIndex("suggestions_pair").on(table.profileA, table.profileB), index("suggestions_status").on(table.status)],
 );
+
+/** The last finished run of each offline job, for operators and the benchmark. Owned by `suggestion-job.ts`. */
+export const jobRuns = sqliteTable("job_runs", {
+  job: text("job").primaryKey(),
+  startedAt: integer("started_at").notNull(),
+  finishedAt: integer("finished_at").notNull(),
+  slices: integer("slices").notNull(),
+  maxSliceMs: real("max_slice_ms").notNull(),
+});

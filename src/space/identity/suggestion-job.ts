@@ -16,6 +16,8 @@ export interface JobState {
   group: { trait: string; value: string; profiles: string[] } | null;
   startedAt: number;
   slices: number;
+  /** The longest slice so far, by the stopwatch the alarm hands in. */
+  maxSliceMs: number;
 }
 
 /** Rows one slice reads (measured by `npm run bench`: `suggestions_max_slice_ms`). */
@@ -37,14 +39,62 @@ export function startSuggestions(sql: SqlStorage, now: number): void {
     requestSuggestions(sql, now);
     return;
   }
-  const state: JobState = { phase: "traits", after: null, group: null, startedAt: now, slices: 0 };
+  const state: JobState = { phase: "traits", after: null, group: null, startedAt: now, slices: 0, maxSliceMs: 0 };
   setTimer(sql, { kind: "suggestions.run", key: "", dueAt: now, payload: state });
 }
 
-/** One slice of a run; the next is due at once, until the walk is done. */
-export function continueSuggestions(sql: SqlStorage, state: JobState, now: number): void {
+/**
+ * One slice of a run; the next is due at once, until the walk is done. `stopwatch` measures the
+ * slice (wall time where the runtime lets it advance during work, as under `wrangler dev`).
+ */
+export function continueSuggestions(sql: SqlStorage, state: JobState, now: number, stopwatch: () => number): void {
+  const started = stopwatch();
   const next = state.phase === "traits" ? traitsSlice(sql, state, now) : meetingsSlice(sql, state, now);
-  if (next) setTimer(sql, { kind: "suggestions.run", key: "", dueAt: now, payload: { ...next, slices: state.slices + 1 } });
+  const slices = state.slices + 1;
+  const maxSliceMs = Math.max(state.maxSliceMs, stopwatch() - started);
+  if (next) {
+    setTimer(sql, { kind: "suggestions.run", key: "", dueAt: now, payload: { ...next, slices, maxSliceMs } });
+    return;
+  }
+  sql.exec(
+    `INSERT INTO job_runs (job, started_at, finished_at, slices, max_slice_ms) VALUES ('suggestions', ?, ?, ?, ?)
+     ON CONFLICT (job) DO UPDATE SET started_at = excluded.started_at, finished_at = excluded.finished_at, slices = excluded.slices, max_slice_ms = excluded.max_slice_ms`,
+    state.startedAt,
+    now,
+    slices,
+    maxSliceMs,
+  );
+}
+
+export interface JobStatus {
+  status: "idle" | "waiting" | "running";
+  last_run: { started_at: string; finished_at: string; slices: number; max_slice_ms: number } | null;
+}
+
+/** Whether a run waits or runs, and how the last one went. */
+export function suggestionJobStatus(sql: SqlStorage): JobStatus {
+  const kinds = new Set(
+    sql
+      .exec<{ kind: string }>("SELECT kind FROM timers WHERE kind IN ('suggestions.debounce', 'suggestions.run')")
+      .toArray()
+      .map((row) => row.kind),
+  );
+  const last = sql
+    .exec<{ started_at: number; finished_at: number; slices: number; max_slice_ms: number }>(
+      "SELECT started_at, finished_at, slices, max_slice_ms FROM job_runs WHERE job = 'suggestions'",
+    )
+    .toArray()[0];
+  return {
+    status: kinds.has("suggestions.run") ? "running" : kinds.has("suggestions.debounce") ? "waiting" : "idle",
+    last_run: last
+      ? {
+          started_at: new Date(last.started_at).toISOString(),
+          finished_at: new Date(last.finished_at).toISOString(),
+          slices: last.slices,
+          max_slice_ms: Math.round(last.max_slice_ms * 100) / 100,
+        }
+      : null,
+  };
 }
 
 function traitsSlice(sql: SqlStorage, state: JobState, now: number): JobState | null {

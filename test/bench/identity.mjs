@@ -1,0 +1,156 @@
+// Identity figures of `npm run bench` (issue: identity), each in a space of its own on the
+// running service, next to the floor (an authenticated request that does no work) of that space:
+//   - identify_items_per_s: batches of `identify` items that each merge two existing profiles;
+//   - merge_large_ms: one `identify` that merges two profiles of N events each (N = 5,000 and
+//     50,000, BENCH_MERGE_EVENTS), answered: it must not grow with N;
+//   - suggestions_job_ms and suggestions_max_slice_ms: the offline job over P profiles
+//     (BENCH_SUGGESTION_PROFILES, default 100,000) sharing names and postal codes in small groups.
+import { seedDemo } from "../../scripts/seed-demo.mjs";
+
+const BATCH = 500;
+
+async function post(url, key, body, headers = {}) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`POST ${url} answered ${response.status}: ${text.slice(0, 300)}`);
+  const answer = JSON.parse(text);
+  if (answer.errors?.length)
+    throw new Error(`POST ${url}: ${answer.errors.length} items refused: ${JSON.stringify(answer.errors[0])}`);
+  return answer;
+}
+
+/** Sends batches with `clients` concurrent clients; answers when all are stored. */
+async function fill(url, key, batches, clients = 4) {
+  const queue = [...batches];
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (queue.length > 0) await post(url, key, { items: queue.shift() });
+    }),
+  );
+}
+
+const at = () => new Date(Date.now() - 60_000).toISOString();
+
+function event(key, handles, extra = {}) {
+  return {
+    type: "event",
+    idempotency_key: key,
+    kind: "message",
+    channel: "app",
+    conversation_id: `c-${key}`,
+    handles,
+    speaker: { role: "customer" },
+    content: { type: "text", text: "hello, where is my order?" },
+    occurred_at: at(),
+    ...extra,
+  };
+}
+
+const handle = (value) => ({ type: "system_id", scope: "bench", value });
+
+function chunks(items) {
+  const out = [];
+  for (let i = 0; i < items.length; i += BATCH) out.push(items.slice(i, i + BATCH));
+  return out;
+}
+
+async function floorOf(base, key) {
+  const times = [];
+  for (let i = 0; i < 60; i++) {
+    const t0 = performance.now();
+    await (await fetch(`${base}/v1/whoami`, { headers: { authorization: `Bearer ${key}` } })).text();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+/** Profiles of one handle each, then batches of `identify` items that merge them two by two. */
+export async function identifyRate(origin, operatorToken, { merges = 5_000 } = {}) {
+  const demo = await seedDemo(origin, operatorToken);
+  const url = `${demo.base_url}/v1/batch`;
+  const profiles = Array.from({ length: 2 * merges }, (_, i) => event(`p-${i}`, [handle(`p-${i}`)]));
+  await fill(url, demo.key, chunks(profiles));
+  const identifies = Array.from({ length: merges }, (_, i) => ({
+    type: "identify",
+    idempotency_key: `id-${i}`,
+    handles: [handle(`p-${2 * i}`), handle(`p-${2 * i + 1}`)],
+    method: "crm",
+  }));
+  const t0 = performance.now();
+  for (const batch of chunks(identifies)) await post(url, demo.key, { items: batch });
+  const seconds = (performance.now() - t0) / 1000;
+  return { rate: merges / seconds, merges, seconds };
+}
+
+/** Two profiles of `events` events each, then one `identify` of their handles, timed. */
+export async function mergeLarge(origin, operatorToken, events) {
+  const demo = await seedDemo(origin, operatorToken);
+  const url = `${demo.base_url}/v1/batch`;
+  const items = [];
+  for (const side of ["a", "b"]) {
+    for (let i = 0; i < events; i++) items.push(event(`${side}-${i}`, [handle(`big-${side}`)]));
+  }
+  await fill(url, demo.key, chunks(items));
+  const floor = await floorOf(demo.base_url, demo.key);
+  const t0 = performance.now();
+  await post(url, demo.key, {
+    items: [{ type: "identify", idempotency_key: "merge", handles: [handle("big-a"), handle("big-b")], method: "crm" }],
+  });
+  const ms = performance.now() - t0;
+  const lookup = await fetch(`${demo.base_url}/v1/profiles/lookup`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${demo.key}`, "content-type": "application/json" },
+    body: JSON.stringify({ handle: handle("big-b") }),
+  });
+  const profile = await lookup.json();
+  if (profile.identifiers?.length !== 2)
+    throw new Error(`merge_large: the merged profile has ${profile.identifiers?.length} handles`);
+  return { ms, floor, events };
+}
+
+/**
+ * `profiles` profiles from CRM updates: names shared by groups of three, a postal code by two of
+ * them, so the job has real pairs to score; then the job's run, from the list's `job` field.
+ */
+export async function suggestionsJob(origin, operatorToken, profiles) {
+  const demo = await seedDemo(origin, operatorToken);
+  const url = `${demo.base_url}/v1/batch`;
+  const items = Array.from({ length: profiles }, (_, i) =>
+    event(`s-${i}`, [handle(`s-${i}`)], {
+      kind: "system_event",
+      canonical_type: "customer.updated",
+      channel: "crm",
+      content: undefined,
+      speaker: { role: "system" },
+      attributes: { name: `Customer ${Math.floor(i / 3)}`, postal_code: `${Math.floor(i / 2) % 90_000}` },
+    }),
+  );
+  await fill(url, demo.key, chunks(items));
+  const started = performance.now();
+  let job;
+  let suggestions;
+  for (;;) {
+    const response = await fetch(`${demo.base_url}/v1/identity/suggestions?limit=1&status=open`, {
+      headers: { authorization: `Bearer ${demo.key}` },
+    });
+    const page = await response.json();
+    job = page.job;
+    suggestions = page.data.length;
+    if (job?.status === "idle" && job.last_run) break;
+    if (performance.now() - started > 600_000) throw new Error(`suggestions job: not done after 10 minutes (${job?.status})`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const run = job.last_run;
+  return {
+    ms: Date.parse(run.finished_at) - Date.parse(run.started_at),
+    maxSliceMs: run.max_slice_ms,
+    slices: run.slices,
+    profiles,
+    found: suggestions > 0,
+  };
+}
