@@ -24,12 +24,6 @@ CREATE TABLE `co_occurrences` (
 	PRIMARY KEY(`profile_a`, `profile_b`)
 );
 --> statement-breakpoint
-CREATE TABLE `handle_sources` (
-	`handle_id` text NOT NULL,
-	`source_id` text NOT NULL,
-	PRIMARY KEY(`handle_id`, `source_id`)
-);
---> statement-breakpoint
 CREATE TABLE `handles` (
 	`handle_id` text PRIMARY KEY NOT NULL,
 	`type` text NOT NULL,
@@ -39,7 +33,8 @@ CREATE TABLE `handles` (
 	`status` text NOT NULL,
 	`level` text NOT NULL,
 	`first_seen` integer NOT NULL,
-	`last_seen` integer NOT NULL
+	`last_seen` integer NOT NULL,
+	`sources` text NOT NULL
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `handles_identity` ON `handles` (`type`,`scope`,`value`);--> statement-breakpoint

@@ -11,6 +11,7 @@ export interface HandleRecord extends Handle {
   level: Level;
   firstSeen: number;
   lastSeen: number;
+  sources: string[];
 }
 
 interface HandleRow {
@@ -23,6 +24,7 @@ interface HandleRow {
   level: string;
   first_seen: number;
   last_seen: number;
+  sources: string;
   [column: string]: SqlStorageValue;
 }
 
@@ -36,6 +38,7 @@ export const record = (row: HandleRow): HandleRecord => ({
   level: row.level as Level,
   firstSeen: row.first_seen,
   lastSeen: row.last_seen,
+  sources: JSON.parse(row.sources) as string[],
 });
 
 export function findHandle(sql: SqlStorage, handle: Handle): HandleRecord | null {
@@ -50,7 +53,14 @@ export function findHandleById(sql: SqlStorage, handleId: string): HandleRecord 
   return row ? record(row) : null;
 }
 
-export function insertHandle(sql: SqlStorage, handle: Handle, profileId: string, seenAt: number, now: number): HandleRecord {
+export function insertHandle(
+  sql: SqlStorage,
+  handle: Handle,
+  profileId: string,
+  seenAt: number,
+  sourceId: string | null,
+  now: number,
+): HandleRecord {
   const created: HandleRecord = {
     ...handle,
     handleId: uuidv7(now),
@@ -59,9 +69,10 @@ export function insertHandle(sql: SqlStorage, handle: Handle, profileId: string,
     level: "V0",
     firstSeen: seenAt,
     lastSeen: seenAt,
+    sources: sourceId === null ? [] : [sourceId],
   };
   sql.exec(
-    "INSERT INTO handles (handle_id, type, scope, value, profile_id, status, level, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO handles (handle_id, type, scope, value, profile_id, status, level, first_seen, last_seen, sources) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     created.handleId,
     handle.type,
     handle.scope,
@@ -71,6 +82,7 @@ export function insertHandle(sql: SqlStorage, handle: Handle, profileId: string,
     created.level,
     seenAt,
     seenAt,
+    JSON.stringify(created.sources),
   );
   return created;
 }
@@ -89,8 +101,11 @@ export function setHandleLevel(sql: SqlStorage, handleId: string, level: Level):
   sql.exec("UPDATE handles SET level = ? WHERE handle_id = ?", level, handleId);
 }
 
-export function noteHandleSource(sql: SqlStorage, handleId: string, sourceId: string): void {
-  sql.exec("INSERT OR IGNORE INTO handle_sources (handle_id, source_id) VALUES (?, ?)", handleId, sourceId);
+/** Records that `sourceId` wrote the handle; the record is updated too. Writes only for a new source. */
+export function noteHandleSource(sql: SqlStorage, record: HandleRecord, sourceId: string): void {
+  if (record.sources.includes(sourceId)) return;
+  record.sources = [...record.sources, sourceId];
+  sql.exec("UPDATE handles SET sources = ? WHERE handle_id = ?", JSON.stringify(record.sources), record.handleId);
 }
 
 /** Every handle of a profile and of the profiles merged into it, oldest first. */
@@ -108,10 +123,8 @@ export function handlesOfRoot(sql: SqlStorage, rootId: string): HandleRecord[] {
 export function handlesFromSources(sql: SqlStorage, rootId: string, sourceIds: readonly string[]): Set<string> {
   const rows = sql
     .exec<{ handle_id: string }>(
-      `SELECT DISTINCT hs.handle_id FROM handle_sources hs
-         JOIN handles h ON h.handle_id = hs.handle_id
-         JOIN profiles p ON p.profile_id = h.profile_id
-       WHERE p.root_id = ? AND hs.source_id IN (SELECT value FROM json_each(?))`,
+      `SELECT h.handle_id FROM handles h JOIN profiles p ON p.profile_id = h.profile_id
+       WHERE p.root_id = ? AND EXISTS (SELECT 1 FROM json_each(h.sources) s WHERE s.value IN (SELECT value FROM json_each(?)))`,
       rootId,
       JSON.stringify(sourceIds),
     )

@@ -7,14 +7,16 @@ import { type MergeEvidence, mergeRoots } from "./merges";
 import { noteObjectOwner, objectOwner } from "./objects";
 import { createProfile, findProfile, type ProfileRecord, rootOf, type SubjectKind } from "./profiles";
 
+const keyOf = (handle: Handle) => `${handle.type}\n${handle.scope}\n${handle.value}`;
+
 /**
  * Resolves the items of one batch to profiles (DESIGN 3.5), inside the batch's transaction.
- * Handle times and sources are gathered and written once per handle at the end of the batch,
- * not once per event.
+ * Handles met in the batch are kept in memory (a batch often names one customer many times),
+ * and their seen times are written once per handle at the end, only where they widened.
  */
 export class Resolution {
-  #seen = new Map<string, { first: number; last: number }>();
-  #sources = new Set<string>();
+  #handles = new Map<string, HandleRecord>();
+  #seen = new Map<HandleRecord, { first: number; last: number }>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -28,7 +30,7 @@ export class Resolution {
    * join it. Known handles of another profile are never merged: their meeting is evidence.
    */
   event(refs: { profileId?: string; handles: readonly Handle[]; object?: { type: string; id: string } }, at: number): string {
-    const known = refs.handles.map((handle) => findHandle(this.sql, handle));
+    const known = refs.handles.map((handle) => this.#find(handle));
     let profileId: string | null = null;
     if (refs.profileId !== undefined) {
       if (!findProfile(this.sql, refs.profileId)) throw new Problem("not_found", "subject.profile_id: unknown_profile");
@@ -45,7 +47,7 @@ export class Resolution {
 
   /** `identify`: the handles are one subject. Their profiles merge into the oldest; unknown handles join it. */
   identify(handles: readonly Handle[], subjectKind: SubjectKind, evidence: MergeEvidence, at: number): string {
-    const known = handles.map((handle) => findHandle(this.sql, handle));
+    const known = handles.map((handle) => this.#find(handle));
     const roots = new Map<string, ProfileRecord>();
     for (const handle of known) {
       const root = handle && rootOf(this.sql, handle.profileId);
@@ -65,33 +67,44 @@ export class Resolution {
     const profileId = this.event({ handles }, at);
     if (level === "no_customer") return profileId;
     for (const handle of handles) {
-      const record = findHandle(this.sql, handle);
-      if (record && LEVELS.indexOf(record.level) < LEVELS.indexOf(level)) setHandleLevel(this.sql, record.handleId, level);
+      const record = this.#find(handle);
+      if (record && LEVELS.indexOf(record.level) < LEVELS.indexOf(level)) {
+        setHandleLevel(this.sql, record.handleId, level);
+        record.level = level;
+      }
     }
     return profileId;
   }
 
-  /** Writes the gathered handle times and sources. */
+  /** Writes the seen times that widened a handle's. */
   finish(): void {
-    for (const [handleId, { first, last }] of this.#seen) touchHandle(this.sql, handleId, first, last);
-    for (const pair of this.#sources) {
-      const [handleId = "", sourceId = ""] = pair.split("\n");
-      noteHandleSource(this.sql, handleId, sourceId);
+    for (const [record, { first, last }] of this.#seen) {
+      if (first < record.firstSeen || last > record.lastSeen) touchHandle(this.sql, record.handleId, first, last);
     }
     this.#seen.clear();
-    this.#sources.clear();
+    this.#handles.clear();
+  }
+
+  #find(handle: Handle): HandleRecord | null {
+    const key = keyOf(handle);
+    const cached = this.#handles.get(key);
+    if (cached) return cached;
+    const found = findHandle(this.sql, handle);
+    if (found) this.#handles.set(key, found);
+    return found;
   }
 
   #attach(handles: readonly Handle[], known: (HandleRecord | null)[], profileId: string, at: number): HandleRecord[] {
     return handles.map((handle, index) => {
-      // The same handle twice in one item, or created by an earlier item of the batch.
-      const record = known[index] ?? findHandle(this.sql, handle) ?? insertHandle(this.sql, handle, profileId, at, this.now);
-      const seen = this.#seen.get(record.handleId);
-      this.#seen.set(
-        record.handleId,
-        seen ? { first: Math.min(seen.first, at), last: Math.max(seen.last, at) } : { first: at, last: at },
-      );
-      this.#sources.add(`${record.handleId}\n${this.sourceId}`);
+      // `#find` again: the same handle may stand twice in one item.
+      let record = known[index] ?? this.#find(handle);
+      if (!record) {
+        record = insertHandle(this.sql, handle, profileId, at, this.sourceId, this.now);
+        this.#handles.set(keyOf(handle), record);
+      }
+      noteHandleSource(this.sql, record, this.sourceId);
+      const seen = this.#seen.get(record);
+      this.#seen.set(record, seen ? { first: Math.min(seen.first, at), last: Math.max(seen.last, at) } : { first: at, last: at });
       return record;
     });
   }

@@ -40,21 +40,13 @@ export const handles = sqliteTable(
     level: text("level").notNull(),
     firstSeen: integer("first_seen").notNull(),
     lastSeen: integer("last_seen").notNull(),
+    /** The sources that wrote it (a JSON array), so a `vendor` person sees only their sources' handles. */
+    sources: text("sources", { mode: "json" }).notNull().$type<string[]>(),
   },
   (table) => [
     uniqueIndex("handles_identity").on(table.type, table.scope, table.value),
     index("handles_profile_id").on(table.profileId),
   ],
-);
-
-/** Which sources wrote each handle, so a `vendor` person sees only their sources' handles. Owned by `handle-store.ts`. */
-export const handleSources = sqliteTable(
-  "handle_sources",
-  {
-    handleId: text("handle_id").notNull(),
-    sourceId: text("source_id").notNull(),
-  },
-  (table) => [primaryKey({ columns: [table.handleId, table.sourceId] })],
 );
 
 /** Objects (`order` `o-1`) and the profile they were first seen with, to resolve events about an object alone. Owned by `objects.ts`. */
