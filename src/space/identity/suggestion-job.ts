@@ -1,5 +1,6 @@
+import type { Suggestion } from "../../contract/identity";
 import { setTimer, setTimerOnce } from "../timers";
-import { type Features, proposePair } from "./suggestions";
+import { recordCandidate } from "./suggestions";
 
 /**
  * The offline job that finds candidate pairs (DESIGN 3.5), run from the object's alarm in
@@ -12,15 +13,13 @@ export interface JobState {
   phase: "traits" | "meetings";
   /** Where the walk stopped: the last row read. */
   after: string[] | null;
-  /** The trait group the last slice was still reading. */
-  group: { trait: string; value: string; profiles: string[] } | null;
   startedAt: number;
   slices: number;
   /** The longest slice so far, by the stopwatch the alarm hands in. */
   maxSliceMs: number;
 }
 
-/** Rows one slice reads (measured by `npm run bench`: `suggestions_max_slice_ms`). */
+/** Evidence rows one slice covers (measured by `npm run bench`: `suggestions_max_slice_ms`). */
 export const SLICE_ROWS = 400;
 /** A value shared by more profiles than this (a common name) is no evidence. */
 export const MAX_GROUP = 20;
@@ -39,7 +38,7 @@ export function startSuggestions(sql: SqlStorage, now: number): void {
     requestSuggestions(sql, now);
     return;
   }
-  const state: JobState = { phase: "traits", after: null, group: null, startedAt: now, slices: 0, maxSliceMs: 0 };
+  const state: JobState = { phase: "traits", after: null, startedAt: now, slices: 0, maxSliceMs: 0 };
   setTimer(sql, { kind: "suggestions.run", key: "", dueAt: now, payload: state });
 }
 
@@ -97,116 +96,129 @@ export function suggestionJobStatus(sql: SqlStorage): JobStatus {
   };
 }
 
-function traitsSlice(sql: SqlStorage, state: JobState, now: number): JobState | null {
-  const [trait = "", value = "", profile = ""] = state.after ?? [];
-  const rows = sql
-    .exec<{ trait: string; value: string; profile_id: string }>(
-      "SELECT trait, value, profile_id FROM profile_traits WHERE (trait, value, profile_id) > (?, ?, ?) ORDER BY trait, value, profile_id LIMIT ?",
-      trait,
-      value,
-      profile,
-      SLICE_ROWS,
-    )
-    .toArray();
-  let group = state.group;
-  for (const row of rows) {
-    if (!group || group.trait !== row.trait || group.value !== row.value) {
-      if (group) proposeGroup(sql, group.profiles, now);
-      group = { trait: row.trait, value: row.value, profiles: [] };
-    }
-    if (group.profiles.length <= MAX_GROUP) group.profiles.push(row.profile_id);
-  }
-  const last = rows.at(-1);
-  if (rows.length === SLICE_ROWS && last) {
-    return { ...state, after: [last.trait, last.value, last.profile_id], group };
-  }
-  if (group) proposeGroup(sql, group.profiles, now);
-  return { ...state, phase: "meetings", after: null, group: null };
+/**
+ * What each candidate pair of roots shares, over every profile merged into each, with the
+ * suggestion it already has: one statement for a whole slice of pairs (`pairs(ra, rb)`, ra < rb).
+ */
+const CANDIDATES = `
+  SELECT pairs.ra, pairs.rb,
+    (SELECT min(h.handle_id) FROM profiles p JOIN handles h ON h.profile_id = p.profile_id
+      WHERE p.root_id = pairs.ra AND h.status = 'active') AS ha,
+    (SELECT min(h.handle_id) FROM profiles p JOIN handles h ON h.profile_id = p.profile_id
+      WHERE p.root_id = pairs.rb AND h.status = 'active') AS hb,
+    EXISTS (SELECT 1 FROM profiles px JOIN profile_traits x ON x.profile_id = px.profile_id
+      JOIN profile_traits y ON y.trait = x.trait AND y.value = x.value JOIN profiles py ON py.profile_id = y.profile_id
+      WHERE px.root_id = pairs.ra AND x.trait = 'name' AND py.root_id = pairs.rb) AS same_name,
+    EXISTS (SELECT 1 FROM profiles px JOIN profile_traits x ON x.profile_id = px.profile_id
+      JOIN profile_traits y ON y.trait = x.trait AND y.value = x.value JOIN profiles py ON py.profile_id = y.profile_id
+      WHERE px.root_id = pairs.ra AND x.trait = 'postal_code' AND py.root_id = pairs.rb) AS same_postal_code,
+    (SELECT coalesce(sum(c.count), 0) FROM profiles pa JOIN profiles pb ON pb.root_id = pairs.rb
+      JOIN co_occurrences c ON c.profile_a = min(pa.profile_id, pb.profile_id) AND c.profile_b = max(pa.profile_id, pb.profile_id)
+      WHERE pa.root_id = pairs.ra) AS co_occurrences,
+    s.suggestion_id, s.status, s.score, s.same_name AS was_same_name, s.same_postal_code AS was_same_postal_code,
+    s.co_occurrences AS was_co_occurrences
+  FROM pairs LEFT JOIN suggestions s ON s.profile_a = pairs.ra AND s.profile_b = pairs.rb`;
+
+/** Pairs of roots sharing a trait value within a range of values; a value shared too widely is left out. */
+const TRAIT_PAIRS = `
+  WITH members AS (
+    SELECT t.trait, t.value, p.root_id AS root FROM profile_traits t JOIN profiles p ON p.profile_id = t.profile_id
+    WHERE (t.trait, t.value) > (?1, ?2) AND (t.trait, t.value) <= (?3, ?4)
+  ),
+  kept AS (
+    SELECT m.* FROM members m JOIN (
+      SELECT trait, value FROM members GROUP BY trait, value HAVING count(DISTINCT root) BETWEEN 2 AND ?5
+    ) g ON g.trait = m.trait AND g.value = m.value
+  ),
+  pairs AS (
+    SELECT DISTINCT a.root AS ra, b.root AS rb FROM kept a JOIN kept b ON a.trait = b.trait AND a.value = b.value AND a.root < b.root
+  )`;
+
+/** Pairs of roots whose profiles met in a range of `co_occurrences` rows. */
+const MEETING_PAIRS = `
+  WITH met AS (
+    SELECT pa.root_id AS x, pb.root_id AS y FROM co_occurrences c
+    JOIN profiles pa ON pa.profile_id = c.profile_a JOIN profiles pb ON pb.profile_id = c.profile_b
+    WHERE (c.profile_a, c.profile_b) > (?1, ?2) AND (c.profile_a, c.profile_b) <= (?3, ?4)
+  ),
+  pairs AS (SELECT DISTINCT min(x, y) AS ra, max(x, y) AS rb FROM met WHERE x <> y)`;
+
+interface CandidateRow {
+  ra: string;
+  rb: string;
+  ha: string | null;
+  hb: string | null;
+  same_name: number;
+  same_postal_code: number;
+  co_occurrences: number;
+  suggestion_id: string | null;
+  status: string | null;
+  score: number | null;
+  was_same_name: number | null;
+  was_same_postal_code: number | null;
+  was_co_occurrences: number | null;
+  [column: string]: SqlStorageValue;
 }
 
-function meetingsSlice(sql: SqlStorage, state: JobState, now: number): JobState | null {
-  const [a = "", b = ""] = state.after ?? [];
-  const rows = sql
-    .exec<{ profile_a: string; profile_b: string; handle_a: string; handle_b: string }>(
-      "SELECT profile_a, profile_b, handle_a, handle_b FROM co_occurrences WHERE (profile_a, profile_b) > (?, ?) ORDER BY profile_a, profile_b LIMIT ?",
-      a,
-      b,
-      Math.ceil(SLICE_ROWS / 4),
-    )
-    .toArray();
-  for (const row of rows) {
-    const rootA = rootIdOf(sql, row.profile_a);
-    const rootB = rootIdOf(sql, row.profile_b);
-    if (!rootA || !rootB || rootA === rootB) continue;
-    proposePair(
+function recordAll(sql: SqlStorage, query: string, bindings: SqlStorageValue[], now: number): void {
+  for (const row of sql.exec<CandidateRow>(`${query} ${CANDIDATES}`, ...bindings).toArray()) {
+    if (!row.ha || !row.hb) continue;
+    recordCandidate(
       sql,
-      { profileA: rootA, profileB: rootB, handleA: row.handle_a, handleB: row.handle_b },
-      featuresOf(sql, rootA, rootB),
+      {
+        profileA: row.ra,
+        profileB: row.rb,
+        handleA: row.ha,
+        handleB: row.hb,
+        features: {
+          sameName: row.same_name === 1,
+          samePostalCode: row.same_postal_code === 1,
+          coOccurrences: row.co_occurrences,
+        },
+        existing:
+          row.suggestion_id === null
+            ? null
+            : {
+                suggestionId: row.suggestion_id,
+                status: row.status as Suggestion["status"],
+                score: row.score ?? 0,
+                features: {
+                  sameName: row.was_same_name === 1,
+                  samePostalCode: row.was_same_postal_code === 1,
+                  coOccurrences: row.was_co_occurrences ?? 0,
+                },
+              },
+      },
       now,
     );
   }
-  const last = rows.at(-1);
-  return rows.length === Math.ceil(SLICE_ROWS / 4) && last ? { ...state, after: [last.profile_a, last.profile_b] } : null;
 }
 
-/** Profiles that share a trait value: every pair of their distinct roots, when the group is small enough to mean something. */
-function proposeGroup(sql: SqlStorage, profiles: readonly string[], now: number): void {
-  if (profiles.length < 2 || profiles.length > MAX_GROUP) return;
-  const roots = [...new Set(profiles.map((profile) => rootIdOf(sql, profile)).filter((root) => root !== null))];
-  for (let i = 0; i < roots.length; i++) {
-    for (let j = i + 1; j < roots.length; j++) {
-      const [rootA = "", rootB = ""] = [roots[i], roots[j]];
-      const handleA = firstHandleOf(sql, rootA);
-      const handleB = firstHandleOf(sql, rootB);
-      if (!handleA || !handleB) continue;
-      proposePair(sql, { profileA: rootA, profileB: rootB, handleA, handleB }, featuresOf(sql, rootA, rootB), now);
-    }
-  }
+/** The key `SLICE_ROWS` rows past `after` (where this slice ends), or null when the rest fits in it. */
+function sliceEnd(sql: SqlStorage, query: string, after: SqlStorageValue[]): string[] | null {
+  const row = sql.exec<Record<string, string>>(query, ...after, SLICE_ROWS).toArray()[0];
+  return row ? Object.values(row) : null;
 }
 
-function rootIdOf(sql: SqlStorage, profileId: string): string | null {
-  return (
-    sql.exec<{ root_id: string }>("SELECT root_id FROM profiles WHERE profile_id = ?", profileId).toArray()[0]?.root_id ?? null
+function traitsSlice(sql: SqlStorage, state: JobState, now: number): JobState | null {
+  const after = state.after ?? ["", ""];
+  const end = sliceEnd(
+    sql,
+    "SELECT trait, value FROM profile_traits WHERE (trait, value) > (?, ?) ORDER BY trait, value, profile_id LIMIT 1 OFFSET ?",
+    after,
   );
+  const upto = end ?? ["\uffff", ""];
+  recordAll(sql, TRAIT_PAIRS, [...after, ...upto, MAX_GROUP], now);
+  return end ? { ...state, after: end } : { ...state, phase: "meetings", after: null };
 }
 
-function firstHandleOf(sql: SqlStorage, rootId: string): string | null {
-  return (
-    sql
-      .exec<{ handle_id: string }>(
-        "SELECT h.handle_id FROM profiles p JOIN handles h ON h.profile_id = p.profile_id WHERE p.root_id = ? AND h.status = 'active' ORDER BY h.handle_id LIMIT 1",
-        rootId,
-      )
-      .toArray()[0]?.handle_id ?? null
+function meetingsSlice(sql: SqlStorage, state: JobState, now: number): JobState | null {
+  const after = state.after ?? ["", ""];
+  const end = sliceEnd(
+    sql,
+    "SELECT profile_a, profile_b FROM co_occurrences WHERE (profile_a, profile_b) > (?, ?) ORDER BY profile_a, profile_b LIMIT 1 OFFSET ?",
+    after,
   );
-}
-
-/** What two root profiles share, over every profile merged into each. */
-export function featuresOf(sql: SqlStorage, rootA: string, rootB: string): Features {
-  const traits = (root: string) =>
-    sql
-      .exec<{ trait: string; value: string }>(
-        "SELECT t.trait, t.value FROM profiles p JOIN profile_traits t ON t.profile_id = p.profile_id WHERE p.root_id = ?",
-        root,
-      )
-      .toArray();
-  const ofA = traits(rootA);
-  const ofB = new Set(traits(rootB).map((row) => `${row.trait}\n${row.value}`));
-  const shared = (trait: string) => ofA.some((row) => row.trait === trait && ofB.has(`${row.trait}\n${row.value}`));
-  const members = (root: string) =>
-    sql
-      .exec<{ profile_id: string }>("SELECT profile_id FROM profiles WHERE root_id = ?", root)
-      .toArray()
-      .map((row) => row.profile_id);
-  let coOccurrences = 0;
-  for (const a of members(rootA)) {
-    for (const b of members(rootB)) {
-      const [first, second] = a < b ? [a, b] : [b, a];
-      coOccurrences +=
-        sql
-          .exec<{ count: number }>("SELECT count FROM co_occurrences WHERE profile_a = ? AND profile_b = ?", first, second)
-          .toArray()[0]?.count ?? 0;
-    }
-  }
-  return { sameName: shared("name"), samePostalCode: shared("postal_code"), coOccurrences };
+  recordAll(sql, MEETING_PAIRS, [...after, ...(end ?? ["\uffff", ""])], now);
+  return end ? { ...state, after: end } : null;
 }

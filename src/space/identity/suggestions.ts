@@ -51,46 +51,34 @@ interface SuggestionRow {
   [column: string]: SqlStorageValue;
 }
 
-const featuresOf = (row: SuggestionRow): Features => ({
-  sameName: row.same_name === 1,
-  samePostalCode: row.same_postal_code === 1,
-  coOccurrences: row.co_occurrences,
-});
+/** A pair of root profiles the job found, what they share, and the suggestion it already has (if any). */
+export interface Candidate {
+  profileA: string;
+  profileB: string;
+  handleA: string;
+  handleB: string;
+  features: Features;
+  existing: { suggestionId: string; status: Suggestion["status"]; score: number; features: Features } | null;
+}
 
 /**
- * Records what the job found for a pair of root profiles: a new open suggestion when the score
- * reaches the threshold; an open one updated; a rejected one opened again only on new evidence.
+ * Records what the job found for a pair (`profileA` < `profileB`): a new open suggestion when
+ * the score reaches the threshold; an open one updated; a rejected one opened again only on new
+ * evidence; an accepted one left alone. Writes only when something changes.
  */
-export function proposePair(
-  sql: SqlStorage,
-  pair: { profileA: string; profileB: string; handleA: string; handleB: string },
-  features: Features,
-  now: number,
-): void {
-  const [a, b] =
-    pair.profileA < pair.profileB
-      ? [
-          { profile: pair.profileA, handle: pair.handleA },
-          { profile: pair.profileB, handle: pair.handleB },
-        ]
-      : [
-          { profile: pair.profileB, handle: pair.handleB },
-          { profile: pair.profileA, handle: pair.handleA },
-        ];
+export function recordCandidate(sql: SqlStorage, candidate: Candidate, now: number): void {
+  const { features, existing } = candidate;
   const score = scoreOf(features);
-  const existing = sql
-    .exec<SuggestionRow>("SELECT * FROM suggestions WHERE profile_a = ? AND profile_b = ?", a.profile, b.profile)
-    .toArray()[0];
   if (!existing) {
     if (score < SUGGESTION_THRESHOLD) return;
     sql.exec(
       `INSERT INTO suggestions (suggestion_id, profile_a, profile_b, handle_a, handle_b, score, same_name, same_postal_code, co_occurrences, status, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)`,
       uuidv7(now),
-      a.profile,
-      b.profile,
-      a.handle,
-      b.handle,
+      candidate.profileA,
+      candidate.profileB,
+      candidate.handleA,
+      candidate.handleB,
       score,
       features.sameName ? 1 : 0,
       features.samePostalCode ? 1 : 0,
@@ -101,7 +89,7 @@ export function proposePair(
     return;
   }
   if (existing.status === "accepted") return;
-  if (existing.status === "rejected" && !stronger(features, featuresOf(existing))) return;
+  if (existing.status === "rejected" && !stronger(features, existing.features)) return;
   if (existing.status === "open" && existing.score === score) return;
   sql.exec(
     "UPDATE suggestions SET score = ?, same_name = ?, same_postal_code = ?, co_occurrences = ?, status = 'open', updated_at = ? WHERE suggestion_id = ?",
@@ -110,7 +98,7 @@ export function proposePair(
     features.samePostalCode ? 1 : 0,
     features.coOccurrences,
     now,
-    existing.suggestion_id,
+    existing.suggestionId,
   );
 }
 
