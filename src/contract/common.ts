@@ -124,3 +124,11 @@ export const PageQuerySchema = z.strictObject({
     .openapi({ description: "The `next_cursor` of the previous page; one the service did not issue is `422`." }),
   limit: queryInteger(1, 200).optional().default(50).openapi({ default: 50 }),
 });
+
+/** `Idempotency-Key` of writes that require one (SPEC limits: 1 to 256 characters, kept 24 hours). */
+export const IdempotencyHeaderSchema = z.object({
+  "idempotency-key": text(1, 256).openapi({
+    description:
+      "Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`.",
+  }),
+});

@@ -188,10 +188,6 @@ export function pageOf<T extends z.ZodType>(item: T, name: string) {
 
 export const IdParamSchema = z.object({ id: z.string().min(1).max(128) });
 
-export const IdempotencyHeaderSchema = z.object({
-  "idempotency-key": text(1, 256).openapi({ description: "Required; kept 24 hours with the hash of the body." }),
-});
-
 export type PersonInput = z.infer<typeof PersonInputSchema>;
 export type Person = z.infer<typeof PersonSchema>;
 export type TenantInput = z.infer<typeof TenantInputSchema>;

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { POLICIES } from "../../auth/policy";
-import { IdempotencyHeaderSchema, IdParamSchema, KeyInputSchema, KeySchema } from "../../contract/control";
+import { IdempotencyHeaderSchema } from "../../contract/common";
+import { IdParamSchema, KeyInputSchema, KeySchema } from "../../contract/control";
 import { problems } from "../../contract/problem";
 import { controlObject } from "../../control/address";
 import { unwrap } from "../../http/problem";

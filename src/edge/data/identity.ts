@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { text } from "../../contract/common";
+import { IdempotencyHeaderSchema, text } from "../../contract/common";
 import {
   LinkInputSchema,
   LinkSchema,
@@ -19,13 +19,6 @@ import { idempotencyOf } from "../idempotency";
 import { spaceOf } from "./space";
 
 const IDENTITY_BODY_LIMIT = 16 * 1024;
-
-const IdempotencyHeaderSchema = z.object({
-  "idempotency-key": text(1, 256).openapi({
-    description:
-      "Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`.",
-  }),
-});
 
 const undoRoute = createRoute({
   method: "post",

@@ -20,7 +20,7 @@ export interface JobState {
 }
 
 /** Evidence rows one slice covers (measured by `npm run bench`: `suggestions_max_slice_ms`). */
-export const SLICE_ROWS = 400;
+export const SLICE_ROWS = 250;
 /** A value shared by more profiles than this (a common name) is no evidence. */
 export const MAX_GROUP = 20;
 /** How long after a write the job waits, so that a burst of writes makes one run. */
@@ -99,6 +99,8 @@ export function suggestionJobStatus(sql: SqlStorage): JobStatus {
 /**
  * What each candidate pair of roots shares, over every profile merged into each, with the
  * suggestion it already has: one statement for a whole slice of pairs (`pairs(ra, rb)`, ra < rb).
+ * `CROSS JOIN` fixes SQLite's join order: from a root's few profiles to their traits, never
+ * from every profile with a trait.
  */
 const CANDIDATES = `
   SELECT pairs.ra, pairs.rb,
@@ -106,12 +108,12 @@ const CANDIDATES = `
       WHERE p.root_id = pairs.ra AND h.status = 'active') AS ha,
     (SELECT min(h.handle_id) FROM profiles p JOIN handles h ON h.profile_id = p.profile_id
       WHERE p.root_id = pairs.rb AND h.status = 'active') AS hb,
-    EXISTS (SELECT 1 FROM profiles px JOIN profile_traits x ON x.profile_id = px.profile_id
-      JOIN profile_traits y ON y.trait = x.trait AND y.value = x.value JOIN profiles py ON py.profile_id = y.profile_id
-      WHERE px.root_id = pairs.ra AND x.trait = 'name' AND py.root_id = pairs.rb) AS same_name,
-    EXISTS (SELECT 1 FROM profiles px JOIN profile_traits x ON x.profile_id = px.profile_id
-      JOIN profile_traits y ON y.trait = x.trait AND y.value = x.value JOIN profiles py ON py.profile_id = y.profile_id
-      WHERE px.root_id = pairs.ra AND x.trait = 'postal_code' AND py.root_id = pairs.rb) AS same_postal_code,
+    EXISTS (SELECT 1 FROM profiles px CROSS JOIN profile_traits x CROSS JOIN profile_traits y CROSS JOIN profiles py
+      WHERE px.root_id = pairs.ra AND x.profile_id = px.profile_id AND x.trait = 'name'
+        AND y.trait = x.trait AND y.value = x.value AND py.profile_id = y.profile_id AND py.root_id = pairs.rb) AS same_name,
+    EXISTS (SELECT 1 FROM profiles px CROSS JOIN profile_traits x CROSS JOIN profile_traits y CROSS JOIN profiles py
+      WHERE px.root_id = pairs.ra AND x.profile_id = px.profile_id AND x.trait = 'postal_code'
+        AND y.trait = x.trait AND y.value = x.value AND py.profile_id = y.profile_id AND py.root_id = pairs.rb) AS same_postal_code,
     (SELECT coalesce(sum(c.count), 0) FROM profiles pa JOIN profiles pb ON pb.root_id = pairs.rb
       JOIN co_occurrences c ON c.profile_a = min(pa.profile_id, pb.profile_id) AND c.profile_b = max(pa.profile_id, pb.profile_id)
       WHERE pa.root_id = pairs.ra) AS co_occurrences,
