@@ -96,8 +96,8 @@ export class Resolution {
 
   #attach(handles: readonly Handle[], known: (HandleRecord | null)[], profileId: string, at: number): HandleRecord[] {
     return handles.map((handle, index) => {
-      // `#find` again: the same handle may stand twice in one item.
-      let record = known[index] ?? this.#find(handle);
+      // An unknown handle may stand twice in one item: the first time created it.
+      let record = known[index] ?? this.#handles.get(keyOf(handle)) ?? null;
       if (!record) {
         record = insertHandle(this.sql, handle, profileId, at, this.sourceId, this.now);
         this.#handles.set(keyOf(handle), record);
