@@ -127,5 +127,4 @@ CREATE TABLE `verification_levels` (
 	PRIMARY KEY(`target_kind`, `target_id`)
 );
 --> statement-breakpoint
-ALTER TABLE `items` ADD `profile_id` text;--> statement-breakpoint
-CREATE INDEX `items_profile` ON `items` (`profile_id`,`occurred_at`);
+ALTER TABLE `items` ADD `profile_id` text;

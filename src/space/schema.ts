@@ -25,14 +25,17 @@ export const items = sqliteTable(
     clockCorrected: integer("clock_corrected", { mode: "boolean" }).notNull(),
     receivedAt: integer("received_at").notNull(),
     body: text("body").notNull(),
-    /** The profile the item was resolved to when it arrived (identity); merges never rewrite it. */
+    /**
+     * The profile the item was resolved to when it arrived (identity); merges never rewrite it.
+     * Not indexed yet: nothing reads events by profile until memory and context, and an index
+     * keyed by profile dirties a page per event in every batch's commit.
+     */
     profileId: text("profile_id"),
   },
   (table) => [
     uniqueIndex("items_idempotency_key").on(table.idempotencyKey),
     uniqueIndex("items_item_id").on(table.itemId),
     index("items_occurred_at").on(table.occurredAt, table.seq),
-    index("items_profile").on(table.profileId, table.occurredAt),
   ],
 );
 
