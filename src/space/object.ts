@@ -130,10 +130,14 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   async createLink(credential: PresentedCredential, body: BodyInput, idempotency: IdempotencyRequest): Promise<Outcome<Link>> {
-    return this.#idempotent(credential, POLICIES.identity, idempotency, (caller, now) => {
-      const input = parseOrRefuse(LinkInputSchema, parseJsonBody(body));
-      return linkProfiles(this.#sql, input, caller.source?.sourceId ?? null, now);
-    });
+    const input = () => parseOrRefuse(LinkInputSchema, parseJsonBody(body));
+    return this.#idempotent(
+      credential,
+      POLICIES.identity,
+      idempotency,
+      (caller, now, link) => linkProfiles(this.#sql, link, caller.source?.sourceId ?? null, now),
+      input,
+    );
   }
 
   async listSuggestions(credential: PresentedCredential, query: SuggestionQuery): Promise<Outcome<SuggestionPage>> {
@@ -196,21 +200,24 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   /**
-   * A write with an `Idempotency-Key`: admitted first, then the key checked, then the work in one
-   * transaction, its answer kept 24 hours (a retry gets it again; another body is `409`).
+   * A write with an `Idempotency-Key`: admitted first, then the key and the body checked (a
+   * malformed request is `422` whatever the key did before), then the work in one transaction,
+   * its answer kept 24 hours (a retry gets it again; another request is `409`).
    */
-  #idempotent<T>(
+  #idempotent<T, I = undefined>(
     credential: PresentedCredential,
     policy: RoutePolicy,
     idempotency: IdempotencyRequest,
-    work: (caller: Caller, now: number) => T,
+    work: (caller: Caller, now: number, input: I) => T,
+    parse: () => I = () => undefined as I,
   ): Promise<Outcome<T>> {
     return this.#admitted(credential, policy, (caller, now) => {
       const request = { ...idempotency, scope: "", key: checkedIdempotencyKey(idempotency.key) };
+      const input = parse();
       return this.#writes.runInTransaction(
         request,
         (inside) => this.#db.transaction(inside),
-        () => work(caller, now),
+        () => work(caller, now, input),
       );
     });
   }

@@ -282,6 +282,8 @@ function violationsOfRequest(operation: Operation, request: Request): Broken[] {
     for (const violation of violationsOf(set, body, request.body)) {
       const [first, index, ...rest] = violation.path;
       const inItem = operation.path === "/v1/batch" && first === "items" && typeof index === "number";
+      // Without `kind` an event is a message (the default kind), whose own rules name other fields.
+      if (inItem && violation.what === "missing" && rest.length === 1 && rest[0] === "kind") continue;
       out.push({
         request: { ...request, body: violation.value },
         place: inItem ? rest : violation.path,
