@@ -20,7 +20,7 @@ export interface JobState {
 }
 
 /** Evidence rows one slice covers (measured by `npm run bench`: `suggestions_max_slice_ms`). */
-export const SLICE_ROWS = 250;
+export const SLICE_ROWS = 100;
 /** A value shared by more profiles than this (a common name) is no evidence. */
 export const MAX_GROUP = 20;
 /** How long after a write the job waits, so that a burst of writes makes one run. */
