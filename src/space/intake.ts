@@ -70,9 +70,14 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
   let accepted = 0;
   intake.db.transaction(() => {
     const resolution = new Resolution(intake.sql, caller.sourceId, now);
+    resolution.prefetch(candidates.flatMap((candidate) => handlesOf.get(candidate.index) ?? []));
+    const stored = storedKeys(
+      intake,
+      candidates.map((candidate) => candidate.item.idempotency_key),
+    );
     for (const candidate of candidates) {
       // Checked first, so that a duplicate has no identity effects.
-      if (isStored(intake, candidate.item.idempotency_key)) {
+      if (stored.has(candidate.item.idempotency_key)) {
         duplicates++;
         continue;
       }
@@ -135,7 +140,7 @@ function row(candidate: Accepted, caller: IntakeCaller, now: number, itemId: str
  * The items table with its insert built once: the batch path runs it for every item. The SQL
  * comes from drizzle (the schema stays in one place) but runs as a plain `exec`: without
  * `RETURNING` and drizzle's row mapping it costs about half as much. Duplicates are found
- * before (`isStored`) so that they have no identity effects; `ON CONFLICT DO NOTHING` stays as
+ * before (`storedKeys`) so that they have no identity effects; `ON CONFLICT DO NOTHING` stays as
  * the unique index's last word.
  */
 export interface Intake {
@@ -183,6 +188,13 @@ function insertItem(intake: Intake, values: ItemRow): void {
   intake.sql.exec(text, ...names.map((name) => values[name]));
 }
 
-function isStored(intake: Intake, idempotencyKey: string): boolean {
-  return intake.sql.exec("SELECT 1 FROM items WHERE idempotency_key = ?", idempotencyKey).toArray().length > 0;
+/** The keys among `keys` already stored, in one statement (a JSON array: SQLite binds at most 100 values). */
+function storedKeys(intake: Intake, keys: readonly string[]): Set<string> {
+  const rows = intake.sql
+    .exec<{ idempotency_key: string }>(
+      "SELECT i.idempotency_key FROM json_each(?) j CROSS JOIN items i WHERE i.idempotency_key = j.value",
+      JSON.stringify(keys),
+    )
+    .toArray();
+  return new Set(rows.map((row) => row.idempotency_key));
 }

@@ -28,7 +28,7 @@ interface HandleRow {
   [column: string]: SqlStorageValue;
 }
 
-export const record = (row: HandleRow): HandleRecord => ({
+const record = (row: HandleRow): HandleRecord => ({
   handleId: row.handle_id,
   type: row.type,
   scope: row.scope,
@@ -46,6 +46,19 @@ export function findHandle(sql: SqlStorage, handle: Handle): HandleRecord | null
     .exec<HandleRow>("SELECT * FROM handles WHERE type = ? AND scope = ? AND value = ?", handle.type, handle.scope, handle.value)
     .toArray()[0];
   return row ? record(row) : null;
+}
+
+/** Every stored handle among `handles`, in one statement (a JSON array: SQLite binds at most 100 values). */
+export function findHandles(sql: SqlStorage, handles: readonly Handle[]): HandleRecord[] {
+  if (handles.length === 0) return [];
+  return sql
+    .exec<HandleRow>(
+      `SELECT h.* FROM json_each(?) j CROSS JOIN handles h
+       WHERE h.type = json_extract(j.value, '$[0]') AND h.scope = json_extract(j.value, '$[1]') AND h.value = json_extract(j.value, '$[2]')`,
+      JSON.stringify(handles.map((handle) => [handle.type, handle.scope, handle.value])),
+    )
+    .toArray()
+    .map(record);
 }
 
 export function findHandleById(sql: SqlStorage, handleId: string): HandleRecord | null {

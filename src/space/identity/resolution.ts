@@ -1,7 +1,15 @@
 import { LEVELS, type Level } from "../../contract/common";
 import { Problem } from "../../http/problem";
 import { noteCoOccurrence } from "./evidence";
-import { findHandle, type HandleRecord, insertHandle, noteHandleSource, setHandleLevel, touchHandle } from "./handle-store";
+import {
+  findHandle,
+  findHandles,
+  type HandleRecord,
+  insertHandle,
+  noteHandleSource,
+  setHandleLevel,
+  touchHandle,
+} from "./handle-store";
 import type { Handle } from "./handles";
 import { type MergeEvidence, mergeRoots } from "./merges";
 import { noteObjectOwner, objectOwner } from "./objects";
@@ -16,6 +24,8 @@ const keyOf = (handle: Handle) => `${handle.type}\n${handle.scope}\n${handle.val
  */
 export class Resolution {
   #handles = new Map<string, HandleRecord>();
+  /** After `prefetch`, a handle missing from `#handles` is not stored: no lookup needed. */
+  #complete = false;
   #seen = new Map<HandleRecord, { first: number; last: number }>();
 
   constructor(
@@ -76,6 +86,12 @@ export class Resolution {
     return profileId;
   }
 
+  /** Reads every stored handle the batch names in one statement, instead of one lookup each. */
+  prefetch(handles: readonly Handle[]): void {
+    for (const record of findHandles(this.sql, handles)) this.#handles.set(keyOf(record), record);
+    this.#complete = true;
+  }
+
   /** Writes the seen times that widened a handle's. */
   finish(): void {
     for (const [record, { first, last }] of this.#seen) {
@@ -83,12 +99,13 @@ export class Resolution {
     }
     this.#seen.clear();
     this.#handles.clear();
+    this.#complete = false;
   }
 
   #find(handle: Handle): HandleRecord | null {
     const key = keyOf(handle);
     const cached = this.#handles.get(key);
-    if (cached) return cached;
+    if (cached || this.#complete) return cached ?? null;
     const found = findHandle(this.sql, handle);
     if (found) this.#handles.set(key, found);
     return found;
