@@ -30,6 +30,7 @@ interface Accepted {
   index: number;
   item: BatchItem;
   json: string;
+  handles: Handle[];
   occurredAt: number;
   claimedOccurredAt: number | null;
 }
@@ -50,7 +51,6 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
   const candidates: Accepted[] = [];
   const keysInBatch = new Set<string>();
   let duplicates = 0;
-  const handlesOf = new Map<number, Handle[]>();
   envelope.data.items.forEach((raw, index) => {
     const check = checkItem(raw, caller.scopes, caller.source);
     if (!check.ok) {
@@ -62,15 +62,15 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
       return;
     }
     keysInBatch.add(check.item.idempotency_key);
-    handlesOf.set(index, check.handles);
-    candidates.push({ index, item: check.item, json: check.json, ...occurrence(check.item, now, toleranceS) });
+    const { item, json, handles } = check;
+    candidates.push({ index, item, json, handles, ...occurrence(item, now, toleranceS) });
   });
   candidates.sort((a, b) => a.occurredAt - b.occurredAt || a.index - b.index);
 
   let accepted = 0;
   intake.db.transaction(() => {
     const resolution = new Resolution(intake.sql, caller.sourceId, now);
-    resolution.prefetch(candidates.flatMap((candidate) => handlesOf.get(candidate.index) ?? []));
+    resolution.prefetch(candidates.flatMap((candidate) => candidate.handles));
     const stored = storedKeys(
       intake,
       candidates.map((candidate) => candidate.item.idempotency_key),
@@ -82,15 +82,9 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
         continue;
       }
       const itemId = uuidv7(now);
-      const input = {
-        item: candidate.item,
-        handles: handlesOf.get(candidate.index) ?? [],
-        itemId,
-        occurredAt: candidate.occurredAt,
-      };
       let profileId: string | null;
       try {
-        profileId = applyIdentity(intake.sql, resolution, input, caller.sourceId, now);
+        profileId = applyIdentity(intake.sql, resolution, { ...candidate, itemId }, caller.sourceId, now);
       } catch (error) {
         if (!(error instanceof Problem)) throw error;
         errors.push({ index: candidate.index, code: error.code, detail: error.detail ?? error.code });
