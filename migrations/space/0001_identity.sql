@@ -101,7 +101,6 @@ CREATE TABLE `profiles` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `profiles_profile_id` ON `profiles` (`profile_id`);--> statement-breakpoint
 CREATE INDEX `profiles_root_id` ON `profiles` (`root_id`);--> statement-breakpoint
-CREATE INDEX `profiles_merged_into` ON `profiles` (`merged_into`);--> statement-breakpoint
 CREATE TABLE `suggestions` (
 	`suggestion_id` text PRIMARY KEY NOT NULL,
 	`profile_a` text NOT NULL,

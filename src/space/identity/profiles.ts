@@ -77,10 +77,17 @@ export function attachProfile(sql: SqlStorage, absorbedRoot: string, survivorRoo
  * (directly or through others) answer to it again. O(profiles below it), never O(events).
  */
 export function detachProfile(sql: SqlStorage, profileId: string): void {
+  const root = findProfile(sql, profileId)?.rootId ?? profileId;
   sql.exec("UPDATE profiles SET merged_into = NULL WHERE profile_id = ?", profileId);
+  // Everything below it answers to the same root: found through `root_id` (indexed), so that
+  // `merged_into` needs no index of its own, which every new profile would write.
   const below = [profileId];
   for (let at = 0; at < below.length; at++) {
-    const children = sql.exec<{ profile_id: string }>("SELECT profile_id FROM profiles WHERE merged_into = ?", below[at] ?? "");
+    const children = sql.exec<{ profile_id: string }>(
+      "SELECT profile_id FROM profiles WHERE root_id = ? AND merged_into = ?",
+      root,
+      below[at] ?? "",
+    );
     for (const child of children) below.push(child.profile_id);
   }
   for (const id of below) sql.exec("UPDATE profiles SET root_id = ? WHERE profile_id = ?", profileId, id);

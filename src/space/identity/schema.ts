@@ -16,11 +16,7 @@ export const profiles = sqliteTable(
     rootId: text("root_id").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (table) => [
-    uniqueIndex("profiles_profile_id").on(table.profileId),
-    index("profiles_root_id").on(table.rootId),
-    index("profiles_merged_into").on(table.mergedInto),
-  ],
+  (table) => [uniqueIndex("profiles_profile_id").on(table.profileId), index("profiles_root_id").on(table.rootId)],
 );
 
 /**
