@@ -3,11 +3,9 @@ import { BatchAnswerSchema, BatchRequestSchema, MAX_BATCH_BYTES } from "../../co
 import { problems } from "../../contract/problem";
 import { readJsonBody } from "../../http/body";
 import { unwrap } from "../../http/problem";
-import { spaceObject } from "../../space/address";
 import type { AppEnv } from "../context";
-import { presentCredential } from "../credentials";
 import { documentedRoute } from "../documented-route";
-import { spaceOf } from "./space";
+import { dataRequest } from "./space";
 
 const batchRoute = createRoute({
   method: "post",
@@ -30,9 +28,8 @@ const batchRoute = createRoute({
 export const batchRoutes = new OpenAPIHono<AppEnv>();
 
 documentedRoute(batchRoutes, batchRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
+  const { space, credential } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, MAX_BATCH_BYTES);
-  const answer = unwrap(await spaceObject(c.env, space).ingestBatch(credential, body));
+  const answer = unwrap(await space.ingestBatch(credential, body));
   return c.json(answer, answer.errors.length > 0 ? 207 : 200);
 });

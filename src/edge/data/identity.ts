@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { IdempotencyHeaderSchema, text } from "../../contract/common";
 import {
   LinkInputSchema,
@@ -11,12 +12,10 @@ import {
 import { problems } from "../../contract/problem";
 import { type BodyInput, readJsonBody } from "../../http/body";
 import { unwrap } from "../../http/problem";
-import { spaceObject } from "../../space/address";
 import type { AppEnv } from "../context";
-import { presentCredential } from "../credentials";
 import { documentedRoute } from "../documented-route";
 import { idempotencyOf } from "../idempotency";
-import { spaceOf } from "./space";
+import { dataRequest } from "./space";
 
 const IDENTITY_BODY_LIMIT = 16 * 1024;
 
@@ -113,49 +112,46 @@ const acceptRoute = createRoute({
 
 export const identityRoutes = new OpenAPIHono<AppEnv>();
 
+/** The request's `Idempotency-Key` (checked by the object after the credential) with the hash of what it asks. */
+function keyOf(c: Context<AppEnv>, body?: BodyInput) {
+  return idempotencyOf(c, c.req.header("idempotency-key") ?? "", body?.status === "ok" ? body.text : "");
+}
+
 documentedRoute(identityRoutes, listSuggestionsRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
+  const { space, credential } = await dataRequest(c);
   const query = SuggestionQuerySchema.parse(c.req.query());
-  return c.json(unwrap(await spaceObject(c.env, space).listSuggestions(credential, query)), 200);
+  return c.json(unwrap(await space.listSuggestions(credential, query)), 200);
 });
 
 documentedRoute(identityRoutes, dismissRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
-  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", "");
+  const { space, credential } = await dataRequest(c);
+  const idempotency = await keyOf(c);
   const id = c.req.param("suggestion_id") ?? "";
-  return c.json(unwrap(await spaceObject(c.env, space).dismissSuggestion(credential, id, idempotency)), 200);
+  return c.json(unwrap(await space.dismissSuggestion(credential, id, idempotency)), 200);
 });
 
 documentedRoute(identityRoutes, acceptRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
-  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", "");
+  const { space, credential } = await dataRequest(c);
+  const idempotency = await keyOf(c);
   const id = c.req.param("suggestion_id") ?? "";
-  return c.json(unwrap(await spaceObject(c.env, space).acceptSuggestion(credential, id, idempotency)), 200);
+  return c.json(unwrap(await space.acceptSuggestion(credential, id, idempotency)), 200);
 });
 
-const bodyText = (body: BodyInput) => (body.status === "ok" ? body.text : "");
-
 documentedRoute(identityRoutes, undoRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
-  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", "");
-  return c.json(unwrap(await spaceObject(c.env, space).undoMerge(credential, c.req.param("merge_id") ?? "", idempotency)), 200);
+  const { space, credential } = await dataRequest(c);
+  const idempotency = await keyOf(c);
+  return c.json(unwrap(await space.undoMerge(credential, c.req.param("merge_id") ?? "", idempotency)), 200);
 });
 
 documentedRoute(identityRoutes, linkRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
+  const { space, credential } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, IDENTITY_BODY_LIMIT);
-  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", bodyText(body));
-  return c.json(unwrap(await spaceObject(c.env, space).createLink(credential, body, idempotency)), 201);
+  const idempotency = await keyOf(c, body);
+  return c.json(unwrap(await space.createLink(credential, body, idempotency)), 201);
 });
 
 documentedRoute(identityRoutes, endLinkRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
-  const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", "");
-  return c.json(unwrap(await spaceObject(c.env, space).endLink(credential, c.req.param("link_id") ?? "", idempotency)), 200);
+  const { space, credential } = await dataRequest(c);
+  const idempotency = await keyOf(c);
+  return c.json(unwrap(await space.endLink(credential, c.req.param("link_id") ?? "", idempotency)), 200);
 });

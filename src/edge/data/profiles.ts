@@ -5,11 +5,9 @@ import { problems } from "../../contract/problem";
 import { readJsonBody } from "../../http/body";
 import { etagOf, matchesEtag } from "../../http/etag";
 import { unwrap } from "../../http/problem";
-import { spaceObject } from "../../space/address";
 import type { AppEnv } from "../context";
-import { presentCredential } from "../credentials";
 import { documentedRoute } from "../documented-route";
-import { spaceOf } from "./space";
+import { dataRequest } from "./space";
 
 const LOOKUP_BODY_LIMIT = 16 * 1024;
 
@@ -51,9 +49,8 @@ const lookupRoute = createRoute({
 export const profileRoutes = new OpenAPIHono<AppEnv>();
 
 documentedRoute(profileRoutes, readRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
-  const profile = unwrap(await spaceObject(c.env, space).readProfile(credential, c.req.param("id") ?? ""));
+  const { space, credential } = await dataRequest(c);
+  const profile = unwrap(await space.readProfile(credential, c.req.param("id") ?? ""));
   const json = JSON.stringify(profile);
   const etag = await etagOf(json);
   if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304, { ETag: etag });
@@ -61,9 +58,8 @@ documentedRoute(profileRoutes, readRoute, async (c) => {
 });
 
 documentedRoute(profileRoutes, lookupRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
+  const { space, credential } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, LOOKUP_BODY_LIMIT);
-  const json = JSON.stringify(unwrap(await spaceObject(c.env, space).lookupProfile(credential, body)));
+  const json = JSON.stringify(unwrap(await space.lookupProfile(credential, body)));
   return c.body(json, 200, { ETag: await etagOf(json), "Content-Type": "application/json" });
 });

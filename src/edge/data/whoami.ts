@@ -1,11 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { problems } from "../../contract/problem";
 import { unwrap } from "../../http/problem";
-import { spaceObject } from "../../space/address";
 import type { AppEnv } from "../context";
-import { presentCredential } from "../credentials";
 import { documentedRoute } from "../documented-route";
-import { spaceOf } from "./space";
+import { dataRequest } from "./space";
 
 const CallerSchema = z
   .object({
@@ -39,7 +37,6 @@ const whoamiRoute = createRoute({
 export const whoamiRoutes = new OpenAPIHono<AppEnv>();
 
 documentedRoute(whoamiRoutes, whoamiRoute, async (c) => {
-  const space = spaceOf(c);
-  const credential = await presentCredential(c, space);
-  return c.json(unwrap(await spaceObject(c.env, space).whoami(credential)));
+  const { space, credential } = await dataRequest(c);
+  return c.json(unwrap(await space.whoami(credential)));
 });
