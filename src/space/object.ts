@@ -33,6 +33,10 @@ import { type Intake, ingestBatch, openIntake } from "./intake";
 import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 import { nextDueAt } from "./timers";
 
+/** How many rounds of due timers one alarm runs, and for how long at most, before it yields to a new alarm. */
+const ALARM_ROUNDS = 200;
+const ALARM_BUDGET_MS = 1_000;
+
 type SuggestionPage = { data: Suggestion[]; next_cursor: string | null; job: JobStatus };
 
 /** What `GET /v1/whoami` tells a caller about its own credential. */
@@ -73,10 +77,21 @@ export class SpaceObject extends DurableObject<Env> {
     });
   }
 
-  /** Runs what is due (DESIGN §4), then sets the alarm for the next timer. */
+  /**
+   * Runs what is due (DESIGN §4), then sets the alarm for the next timer. Work that is due again
+   * at once (a job's next slice) runs in further rounds of the same alarm, each its own
+   * transaction with requests let in between: a new alarm would cost more than a slice.
+   */
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
-    this.#db.transaction(() => runDueTimers(this.#sql, this.clock.now(), () => performance.now()));
+    const started = performance.now();
+    for (let round = 1; ; round++) {
+      this.#db.transaction(() => runDueTimers(this.#sql, this.clock.now(), () => performance.now()));
+      const next = nextDueAt(this.#sql);
+      const more = next !== null && next <= this.clock.now();
+      if (!more || round >= ALARM_ROUNDS || performance.now() - started >= ALARM_BUDGET_MS) break;
+      await scheduler.wait(0);
+    }
     await this.#armAlarm();
   }
 

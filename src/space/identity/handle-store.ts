@@ -61,6 +61,19 @@ export function findHandles(sql: SqlStorage, handles: readonly Handle[]): Handle
     .map(record);
 }
 
+/** The handle that stands for each root profile (in a suggestion): its first active one. */
+export function firstActiveHandles(sql: SqlStorage, rootIds: readonly string[]): Map<string, string> {
+  const rows = sql
+    .exec<{ root_id: string; handle_id: string }>(
+      `SELECT p.root_id, min(h.handle_id) AS handle_id FROM json_each(?) j
+       CROSS JOIN profiles p CROSS JOIN handles h
+       WHERE p.root_id = j.value AND h.profile_id = p.profile_id AND h.status = 'active' GROUP BY p.root_id`,
+      JSON.stringify(rootIds),
+    )
+    .toArray();
+  return new Map(rows.map((row) => [row.root_id, row.handle_id]));
+}
+
 export function findHandleById(sql: SqlStorage, handleId: string): HandleRecord | null {
   const row = sql.exec<HandleRow>("SELECT * FROM handles WHERE handle_id = ?", handleId).toArray()[0];
   return row ? record(row) : null;

@@ -1,16 +1,18 @@
 import type { Suggestion } from "../../contract/identity";
 import { setTimer, setTimerOnce } from "../timers";
-import { recordCandidate } from "./suggestions";
+import { firstActiveHandles } from "./handle-store";
+import { type Candidate, recordCandidates } from "./suggestions";
 
 /**
  * The offline job that finds candidate pairs (DESIGN 3.5), run from the object's alarm in
  * slices, so that a space's requests are never held up for more than a few milliseconds: each
  * slice reads a bounded number of rows and hands the job's state to the next slice through its
- * timer. First it walks the traits (profiles sharing a name or a postal code), then the
- * profiles whose handles met in one event.
+ * timer. First it walks the names (profiles sharing one), then the profiles whose handles met
+ * in one event. Postal codes are not walked: a shared postal code alone (0.3) or with a meeting
+ * reaches the threshold only through a name or a meeting, and both walks weigh it for each pair.
  */
 export interface JobState {
-  phase: "traits" | "meetings";
+  phase: "names" | "meetings";
   /** Where the walk stopped: the last row read. */
   after: string[] | null;
   startedAt: number;
@@ -38,7 +40,7 @@ export function startSuggestions(sql: SqlStorage, now: number): void {
     requestSuggestions(sql, now);
     return;
   }
-  const state: JobState = { phase: "traits", after: null, startedAt: now, slices: 0, maxSliceMs: 0 };
+  const state: JobState = { phase: "names", after: null, startedAt: now, slices: 0, maxSliceMs: 0 };
   setTimer(sql, { kind: "suggestions.run", key: "", dueAt: now, payload: state });
 }
 
@@ -48,7 +50,7 @@ export function startSuggestions(sql: SqlStorage, now: number): void {
  */
 export function continueSuggestions(sql: SqlStorage, state: JobState, now: number, stopwatch: () => number): void {
   const started = stopwatch();
-  const next = state.phase === "traits" ? traitsSlice(sql, state, now) : meetingsSlice(sql, state, now);
+  const next = state.phase === "names" ? namesSlice(sql, state, now) : meetingsSlice(sql, state, now);
   const slices = state.slices + 1;
   const maxSliceMs = Math.max(state.maxSliceMs, stopwatch() - started);
   if (next) {
@@ -99,15 +101,12 @@ export function suggestionJobStatus(sql: SqlStorage): JobStatus {
 /**
  * What each candidate pair of roots shares, over every profile merged into each, with the
  * suggestion it already has: one statement for a whole slice of pairs (`pairs(ra, rb)`, ra < rb).
+ * Their handles are read only for the few pairs that become a suggestion.
  * `CROSS JOIN` fixes SQLite's join order: from a root's few profiles to their traits, never
  * from every profile with a trait.
  */
 const CANDIDATES = `
   SELECT pairs.ra, pairs.rb,
-    (SELECT min(h.handle_id) FROM profiles p JOIN handles h ON h.profile_id = p.profile_id
-      WHERE p.root_id = pairs.ra AND h.status = 'active') AS ha,
-    (SELECT min(h.handle_id) FROM profiles p JOIN handles h ON h.profile_id = p.profile_id
-      WHERE p.root_id = pairs.rb AND h.status = 'active') AS hb,
     EXISTS (SELECT 1 FROM profiles px CROSS JOIN profile_traits x CROSS JOIN profile_traits y CROSS JOIN profiles py
       WHERE px.root_id = pairs.ra AND x.profile_id = px.profile_id AND x.trait = 'name'
         AND y.trait = x.trait AND y.value = x.value AND py.profile_id = y.profile_id AND py.root_id = pairs.rb) AS same_name,
@@ -121,20 +120,18 @@ const CANDIDATES = `
     s.co_occurrences AS was_co_occurrences
   FROM pairs LEFT JOIN suggestions s ON s.profile_a = pairs.ra AND s.profile_b = pairs.rb`;
 
-/** Pairs of roots sharing a trait value within a range of values; a value shared too widely is left out. */
-const TRAIT_PAIRS = `
+/** Pairs of roots sharing a name within a range of names; a name shared too widely is left out. */
+const NAME_PAIRS = `
   WITH members AS (
-    SELECT t.trait, t.value, p.root_id AS root FROM profile_traits t JOIN profiles p ON p.profile_id = t.profile_id
-    WHERE (t.trait, t.value) > (?1, ?2) AND (t.trait, t.value) <= (?3, ?4)
+    SELECT t.value, p.root_id AS root FROM profile_traits t JOIN profiles p ON p.profile_id = t.profile_id
+    WHERE t.trait = 'name' AND t.value > ?1 AND t.value <= ?2
   ),
   kept AS (
     SELECT m.* FROM members m JOIN (
-      SELECT trait, value FROM members GROUP BY trait, value HAVING count(DISTINCT root) BETWEEN 2 AND ?5
-    ) g ON g.trait = m.trait AND g.value = m.value
+      SELECT value FROM members GROUP BY value HAVING count(DISTINCT root) BETWEEN 2 AND ?3
+    ) g ON g.value = m.value
   ),
-  pairs AS (
-    SELECT DISTINCT a.root AS ra, b.root AS rb FROM kept a JOIN kept b ON a.trait = b.trait AND a.value = b.value AND a.root < b.root
-  )`;
+  pairs AS (SELECT DISTINCT a.root AS ra, b.root AS rb FROM kept a JOIN kept b ON a.value = b.value AND a.root < b.root)`;
 
 /** Pairs of roots whose profiles met in a range of `co_occurrences` rows. */
 const MEETING_PAIRS = `
@@ -148,8 +145,6 @@ const MEETING_PAIRS = `
 interface CandidateRow {
   ra: string;
   rb: string;
-  ha: string | null;
-  hb: string | null;
   same_name: number;
   same_postal_code: number;
   co_occurrences: number;
@@ -163,15 +158,13 @@ interface CandidateRow {
 }
 
 function recordAll(sql: SqlStorage, query: string, bindings: SqlStorageValue[], now: number): void {
-  for (const row of sql.exec<CandidateRow>(`${query} ${CANDIDATES}`, ...bindings).toArray()) {
-    if (!row.ha || !row.hb) continue;
-    recordCandidate(
-      sql,
-      {
+  const candidates = sql
+    .exec<CandidateRow>(`${query} ${CANDIDATES}`, ...bindings)
+    .toArray()
+    .map(
+      (row): Candidate => ({
         profileA: row.ra,
         profileB: row.rb,
-        handleA: row.ha,
-        handleB: row.hb,
         features: {
           sameName: row.same_name === 1,
           samePostalCode: row.same_postal_code === 1,
@@ -190,10 +183,9 @@ function recordAll(sql: SqlStorage, query: string, bindings: SqlStorageValue[], 
                   coOccurrences: row.was_co_occurrences ?? 0,
                 },
               },
-      },
-      now,
+      }),
     );
-  }
+  recordCandidates(sql, candidates, (roots) => firstActiveHandles(sql, roots), now);
 }
 
 /** The key `SLICE_ROWS` rows past `after` (where this slice ends), or null when the rest fits in it. */
@@ -202,15 +194,14 @@ function sliceEnd(sql: SqlStorage, query: string, after: SqlStorageValue[]): str
   return row ? Object.values(row) : null;
 }
 
-function traitsSlice(sql: SqlStorage, state: JobState, now: number): JobState | null {
-  const after = state.after ?? ["", ""];
+function namesSlice(sql: SqlStorage, state: JobState, now: number): JobState | null {
+  const after = state.after ?? [""];
   const end = sliceEnd(
     sql,
-    "SELECT trait, value FROM profile_traits WHERE (trait, value) > (?, ?) ORDER BY trait, value, profile_id LIMIT 1 OFFSET ?",
+    "SELECT value FROM profile_traits WHERE trait = 'name' AND value > ? ORDER BY value, profile_id LIMIT 1 OFFSET ?",
     after,
   );
-  const upto = end ?? ["\uffff", ""];
-  recordAll(sql, TRAIT_PAIRS, [...after, ...upto, MAX_GROUP], now);
+  recordAll(sql, NAME_PAIRS, [...after, ...(end ?? ["\uffff"]), MAX_GROUP], now);
   return end ? { ...state, after: end } : { ...state, phase: "meetings", after: null };
 }
 

@@ -55,52 +55,63 @@ interface SuggestionRow {
 export interface Candidate {
   profileA: string;
   profileB: string;
-  handleA: string;
-  handleB: string;
   features: Features;
   existing: { suggestionId: string; status: Suggestion["status"]; score: number; features: Features } | null;
 }
 
 /**
- * Records what the job found for a pair (`profileA` < `profileB`): a new open suggestion when
- * the score reaches the threshold; an open one updated; a rejected one opened again only on new
- * evidence; an accepted one left alone. Writes only when something changes.
+ * Records what the job found for a slice of pairs (`profileA` < `profileB`): a new open
+ * suggestion when the score reaches the threshold; an open one updated; a rejected one opened
+ * again only on new evidence; an accepted one left alone. Writes only what changes, in one
+ * statement for the new and one for the changed; `handlesOf` names each new side's handle.
  */
-export function recordCandidate(sql: SqlStorage, candidate: Candidate, now: number): void {
-  const { features, existing } = candidate;
-  const score = scoreOf(features);
-  if (!existing) {
-    if (score < SUGGESTION_THRESHOLD) return;
+export function recordCandidates(
+  sql: SqlStorage,
+  candidates: readonly Candidate[],
+  handlesOf: (roots: string[]) => Map<string, string>,
+  now: number,
+): void {
+  const fresh: Candidate[] = [];
+  const changed: { id: string; score: number; features: Features }[] = [];
+  for (const candidate of candidates) {
+    const { features, existing } = candidate;
+    const score = scoreOf(features);
+    if (!existing) {
+      if (score >= SUGGESTION_THRESHOLD) fresh.push(candidate);
+      continue;
+    }
+    if (existing.status === "accepted") continue;
+    if (existing.status === "rejected" && !stronger(features, existing.features)) continue;
+    if (existing.status === "open" && existing.score === score) continue;
+    changed.push({ id: existing.suggestionId, score, features });
+  }
+  const handles = fresh.length > 0 ? handlesOf(fresh.flatMap((pair) => [pair.profileA, pair.profileB])) : new Map();
+  const rows = fresh.flatMap(({ profileA, profileB, features }) => {
+    const handleA = handles.get(profileA);
+    const handleB = handles.get(profileB);
+    return handleA && handleB ? [[uuidv7(now), profileA, profileB, handleA, handleB, scoreOf(features), ...flags(features)]] : [];
+  });
+  if (rows.length > 0) {
     sql.exec(
       `INSERT INTO suggestions (suggestion_id, profile_a, profile_b, handle_a, handle_b, score, same_name, same_postal_code, co_occurrences, status, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)`,
-      uuidv7(now),
-      candidate.profileA,
-      candidate.profileB,
-      candidate.handleA,
-      candidate.handleB,
-      score,
-      features.sameName ? 1 : 0,
-      features.samePostalCode ? 1 : 0,
-      features.coOccurrences,
-      now,
+       SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6, r.value ->> 7, r.value ->> 8, 'open', ?2, ?2
+       FROM json_each(?1) r`,
+      JSON.stringify(rows),
       now,
     );
-    return;
   }
-  if (existing.status === "accepted") return;
-  if (existing.status === "rejected" && !stronger(features, existing.features)) return;
-  if (existing.status === "open" && existing.score === score) return;
-  sql.exec(
-    "UPDATE suggestions SET score = ?, same_name = ?, same_postal_code = ?, co_occurrences = ?, status = 'open', updated_at = ? WHERE suggestion_id = ?",
-    score,
-    features.sameName ? 1 : 0,
-    features.samePostalCode ? 1 : 0,
-    features.coOccurrences,
-    now,
-    existing.suggestionId,
-  );
+  if (changed.length > 0) {
+    sql.exec(
+      `UPDATE suggestions SET score = r.value ->> 1, same_name = r.value ->> 2, same_postal_code = r.value ->> 3,
+         co_occurrences = r.value ->> 4, status = 'open', updated_at = ?2
+       FROM json_each(?1) r WHERE suggestions.suggestion_id = r.value ->> 0`,
+      JSON.stringify(changed.map(({ id, score, features }) => [id, score, ...flags(features)])),
+      now,
+    );
+  }
 }
+
+const flags = (features: Features) => [features.sameName ? 1 : 0, features.samePostalCode ? 1 : 0, features.coOccurrences];
 
 function findSuggestion(sql: SqlStorage, suggestionId: string): SuggestionRow {
   const row = sql.exec<SuggestionRow>("SELECT * FROM suggestions WHERE suggestion_id = ?", suggestionId).toArray()[0];
