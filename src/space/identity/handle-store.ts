@@ -54,7 +54,7 @@ export function findHandles(sql: SqlStorage, handles: readonly Handle[]): Handle
   return sql
     .exec<HandleRow>(
       `SELECT h.* FROM json_each(?) j CROSS JOIN handles h
-       WHERE h.type = json_extract(j.value, '$[0]') AND h.scope = json_extract(j.value, '$[1]') AND h.value = json_extract(j.value, '$[2]')`,
+       WHERE h.type = j.value ->> 0 AND h.scope = j.value ->> 1 AND h.value = j.value ->> 2`,
       JSON.stringify(handles.map((handle) => [handle.type, handle.scope, handle.value])),
     )
     .toArray()
@@ -113,13 +113,13 @@ export function insertHandle(
   return created;
 }
 
-/** Widens a handle's first and last seen times to include `seenAt` (memory time, not arrival). */
-export function touchHandle(sql: SqlStorage, handleId: string, firstSeen: number, lastSeen: number): void {
+/** Widens handles' first and last seen times to include theirs (memory time, not arrival), in one statement. */
+export function touchHandles(sql: SqlStorage, seen: readonly { handleId: string; first: number; last: number }[]): void {
+  if (seen.length === 0) return;
   sql.exec(
-    "UPDATE handles SET first_seen = min(first_seen, ?), last_seen = max(last_seen, ?) WHERE handle_id = ?",
-    firstSeen,
-    lastSeen,
-    handleId,
+    `UPDATE handles SET first_seen = min(first_seen, s.value ->> 1), last_seen = max(last_seen, s.value ->> 2)
+     FROM json_each(?) s WHERE handles.handle_id = s.value ->> 0`,
+    JSON.stringify(seen.map(({ handleId, first, last }) => [handleId, first, last])),
   );
 }
 

@@ -8,7 +8,7 @@ import {
   insertHandle,
   noteHandleSource,
   setHandleLevel,
-  touchHandle,
+  touchHandles,
 } from "./handle-store";
 import type { Handle } from "./handles";
 import { type MergeEvidence, mergeRoots } from "./merges";
@@ -27,6 +27,8 @@ export class Resolution {
   /** After `prefetch`, a handle missing from `#handles` is not stored: no lookup needed. */
   #complete = false;
   #seen = new Map<HandleRecord, { first: number; last: number }>();
+  /** Roots met in the batch; forgotten at every merge. */
+  #roots = new Map<string, string | null>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -63,6 +65,7 @@ export class Resolution {
       const root = handle && rootOf(this.sql, handle.profileId);
       if (root) roots.set(root.profileId, root);
     }
+    if (roots.size > 1) this.#roots.clear();
     const profileId =
       roots.size === 0
         ? createProfile(this.sql, subjectKind, this.now)
@@ -92,14 +95,26 @@ export class Resolution {
     this.#complete = true;
   }
 
-  /** Writes the seen times that widened a handle's. */
+  /** Writes the seen times that widened a handle's, in one statement. */
   finish(): void {
-    for (const [record, { first, last }] of this.#seen) {
-      if (first < record.firstSeen || last > record.lastSeen) touchHandle(this.sql, record.handleId, first, last);
-    }
+    const widened = [...this.#seen].filter(([record, { first, last }]) => first < record.firstSeen || last > record.lastSeen);
+    touchHandles(
+      this.sql,
+      widened.map(([record, seen]) => ({ handleId: record.handleId, ...seen })),
+    );
     this.#seen.clear();
     this.#handles.clear();
+    this.#roots.clear();
     this.#complete = false;
+  }
+
+  #rootOf(profileId: string): string | null {
+    let root = this.#roots.get(profileId);
+    if (root === undefined) {
+      root = rootOf(this.sql, profileId)?.profileId ?? null;
+      this.#roots.set(profileId, root);
+    }
+    return root;
   }
 
   #find(handle: Handle): HandleRecord | null {
@@ -129,11 +144,11 @@ export class Resolution {
   /** Handles of other profiles in the same event are evidence for a suggestion, never a merge. */
   #noteMeetings(records: readonly HandleRecord[], profileId: string): void {
     if (records.every((record) => record.profileId === profileId)) return;
-    const root = rootOf(this.sql, profileId)?.profileId;
+    const root = this.#rootOf(profileId);
     const own = records.find((record) => record.profileId === profileId) ?? records[0];
     const met = new Set<string>();
     for (const record of records) {
-      const other = rootOf(this.sql, record.profileId)?.profileId;
+      const other = this.#rootOf(record.profileId);
       if (!other || other === root || !root || !own || met.has(other)) continue;
       met.add(other);
       noteCoOccurrence(this.sql, { profileId: root, handleId: own.handleId }, { profileId: other, handleId: record.handleId });
