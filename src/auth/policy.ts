@@ -35,6 +35,7 @@ export const POLICIES = {
   whoami: { scopes: SCOPES, roles: ROLES },
   profileRead: { scopes: ["context", "identify"], roles: ["review", "security", "vendor"] },
   identity: { scopes: ["identify"], roles: ["review"] },
+  context: { scopes: ["context"], roles: ["review"] },
   identityReview: { roles: ["review"] },
   // Control API (DESIGN 3.3)
   me: { roles: ROLES },

@@ -61,7 +61,7 @@ export const ProfileSchema = z
 
 export const LookupInputSchema = z.strictObject({ handle: IdentifierSchema }).openapi("ProfileLookup");
 
-const SideSchema = withRules(z.strictObject({ handle: IdentifierSchema.optional(), profile_id: UuidSchema.optional() }), [
+export const SideSchema = withRules(z.strictObject({ handle: IdentifierSchema.optional(), profile_id: UuidSchema.optional() }), [
   exactlyOne(["handle", "profile_id"], "needs_handle_or_profile_id"),
 ]).openapi("LinkSide", { description: "A handle (created when unknown) or a profile id." });
 

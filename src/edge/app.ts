@@ -10,6 +10,7 @@ import { projectRoutes } from "./control/projects";
 import { sourceRoutes } from "./control/sources";
 import { tenantRoutes } from "./control/tenants";
 import { batchRoutes } from "./data/batch";
+import { contextRoutes } from "./data/context";
 import { identityRoutes } from "./data/identity";
 import { profileRoutes } from "./data/profiles";
 import { whoamiRoutes } from "./data/whoami";
@@ -25,6 +26,7 @@ const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
   .route("/", batchRoutes)
   .route("/", whoamiRoutes)
   .route("/", profileRoutes)
+  .route("/", contextRoutes)
   .route("/", identityRoutes);
 
 /** Control API, mounted at `/control` (host `control.<BASE_HOST>` is rewritten to it). */

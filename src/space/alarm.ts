@@ -1,15 +1,25 @@
+import { rootOf } from "./identity/profiles";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
+import { compileSlice, queueCompile, writeMemory } from "./memory/compiler";
+import { closeSession } from "./memory/sessions";
 import { type Timer, takeDueTimers } from "./timers";
+
+/** What timers changed that the object holds in memory: sessions that closed leave the hot tier. */
+export interface TimerEffects {
+  closed: { sessionId: string; profileId: string }[];
+}
 
 /**
  * Runs every timer due at `now` (DESIGN §4): the one place a timer's kind meets its effect.
  * `stopwatch` measures work (jobs report their slices' length); `now` decides what is due.
  */
-export function runDueTimers(sql: SqlStorage, now: number, stopwatch: () => number): void {
-  for (const timer of takeDueTimers(sql, now)) run(sql, timer, now, stopwatch);
+export function runDueTimers(sql: SqlStorage, now: number, stopwatch: () => number): TimerEffects {
+  const effects: TimerEffects = { closed: [] };
+  for (const timer of takeDueTimers(sql, now)) run(sql, timer, now, stopwatch, effects);
+  return effects;
 }
 
-function run(sql: SqlStorage, timer: Timer, now: number, stopwatch: () => number): void {
+function run(sql: SqlStorage, timer: Timer, now: number, stopwatch: () => number, effects: TimerEffects): void {
   switch (timer.kind) {
     case "suggestions.debounce":
       startSuggestions(sql, now);
@@ -17,5 +27,21 @@ function run(sql: SqlStorage, timer: Timer, now: number, stopwatch: () => number
     case "suggestions.run":
       continueSuggestions(sql, timer.payload as JobState, now, stopwatch);
       break;
+    case "session.close": {
+      const closed = closeSession(sql, timer.key, timer.dueAt);
+      if (closed) {
+        effects.closed.push({ sessionId: closed.sessionId, profileId: closed.profileId });
+        queueCompile(sql, new Map([[closed.sessionId, { profileId: closed.profileId, events: 0 }]]), now);
+      }
+      break;
+    }
+    case "memory.compile":
+      compileSlice(sql, now, stopwatch);
+      break;
+    case "promise.due": {
+      const { profileId } = timer.payload as { profileId: string };
+      writeMemory(sql, rootOf(sql, profileId)?.profileId ?? profileId, now);
+      break;
+    }
   }
 }

@@ -2,6 +2,7 @@ import { sql as drizzleSql, is, Param, Placeholder } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { type BatchAnswer, BatchEnvelopeSchema, type BatchItem, type ItemError } from "../contract/batch";
 import type { Scope } from "../contract/common";
+import { DEFAULT_CLOCK_TOLERANCE_S, type SpaceConfigValues } from "../contract/config";
 import { describeIssues } from "../http/issues";
 import { Problem } from "../http/problem";
 import { uuidv7 } from "../ids";
@@ -10,6 +11,7 @@ import { applyIdentity } from "./identity/intake";
 import { Resolution } from "./identity/resolution";
 import { requestSuggestions } from "./identity/suggestion-job";
 import { checkItem } from "./item-checks";
+import { type LiveChanges, MemoryIntake } from "./memory/intake";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
 
@@ -41,7 +43,14 @@ interface Accepted {
  * order, before the answer exists. An `idempotency_key` already stored, or seen earlier in the
  * same batch, is a duplicate: counted, never stored twice.
  */
-export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown, now: number, toleranceS: number): BatchAnswer {
+export function ingestBatch(
+  intake: Intake,
+  caller: IntakeCaller,
+  body: unknown,
+  now: number,
+  config: SpaceConfigValues,
+): { answer: BatchAnswer; live: LiveChanges } {
+  const toleranceS = config.clock_tolerance_s ?? DEFAULT_CLOCK_TOLERANCE_S;
   const envelope = BatchEnvelopeSchema.safeParse(body);
   if (!envelope.success) {
     throw new Problem("invalid_input", describeIssues(BatchEnvelopeSchema, envelope.error.issues));
@@ -68,9 +77,12 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
   candidates.sort((a, b) => a.occurredAt - b.occurredAt || a.index - b.index);
 
   let accepted = 0;
+  let live: LiveChanges = { added: [], closed: [] };
   intake.db.transaction(() => {
     const resolution = new Resolution(intake.sql, caller.sourceId, now);
     resolution.prefetch(candidates.flatMap((candidate) => candidate.handles));
+    const memory = new MemoryIntake(intake.sql, config, now);
+    memory.prefetch(candidates.map((candidate) => candidate.item));
     const stored = storedKeys(
       intake,
       candidates.map((candidate) => candidate.item.idempotency_key),
@@ -90,14 +102,17 @@ export function ingestBatch(intake: Intake, caller: IntakeCaller, body: unknown,
         errors.push({ index: candidate.index, code: error.code, detail: error.detail ?? error.code });
         continue;
       }
-      insertItem(intake, row(candidate, caller, now, itemId, profileId));
+      // Arrival order for the hot tier; the stored `seq` is the same order.
+      const sessionId = memory.place(candidate.item, profileId, itemId, now * 1000 + candidate.index, candidate.occurredAt);
+      insertItem(intake, row(candidate, caller, now, itemId, profileId, sessionId));
       accepted++;
     }
     resolution.finish();
+    live = memory.finish();
     if (accepted > 0) requestSuggestions(intake.sql, now);
   });
   errors.sort((a, b) => a.index - b.index);
-  return { accepted, duplicates, errors };
+  return { answer: { accepted, duplicates, errors }, live };
 }
 
 /** When the item happened: its `occurred_at` if plausible, else the arrival time, flagged. */
@@ -108,7 +123,14 @@ function occurrence(item: BatchItem, now: number, toleranceS: number) {
   return { occurredAt: claimed, claimedOccurredAt: null };
 }
 
-function row(candidate: Accepted, caller: IntakeCaller, now: number, itemId: string, profileId: string | null) {
+function row(
+  candidate: Accepted,
+  caller: IntakeCaller,
+  now: number,
+  itemId: string,
+  profileId: string | null,
+  sessionId: string | null,
+) {
   const item = candidate.item;
   return {
     itemId,
@@ -127,6 +149,7 @@ function row(candidate: Accepted, caller: IntakeCaller, now: number, itemId: str
     receivedAt: now,
     body: candidate.json,
     profileId,
+    sessionId,
   };
 }
 
@@ -166,6 +189,7 @@ export function openIntake(db: Db, sql: SqlStorage): Intake {
       receivedAt: p("receivedAt"),
       body: p("body"),
       profileId: p("profileId"),
+      sessionId: p("sessionId"),
     })
     .onConflictDoNothing()
     .toSQL();

@@ -6,7 +6,7 @@ import type { PresentedCredential } from "../auth/credential";
 import { POLICIES, type RoutePolicy } from "../auth/policy";
 import { type Clock, systemClock } from "../clock";
 import type { BatchAnswer } from "../contract/batch";
-import { DEFAULT_CLOCK_TOLERANCE_S } from "../contract/config";
+import { type ContextAnswer, ContextInputSchema } from "../contract/context";
 import {
   type Link,
   LinkInputSchema,
@@ -30,12 +30,19 @@ import { lookupProfile, mergeView, readProfile } from "./identity/profile-view";
 import { type JobStatus, suggestionJobStatus } from "./identity/suggestion-job";
 import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity/suggestions";
 import { type Intake, ingestBatch, openIntake } from "./intake";
+import { queueProfile } from "./memory/compiler";
+import { contextOf, contextOfHandle } from "./memory/context";
+import { HotTier } from "./memory/hot-tier";
 import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 import { nextDueAt } from "./timers";
 
 /** How many rounds of due timers one alarm runs, and for how long at most, before it yields to a new alarm. */
 const ALARM_ROUNDS = 200;
 const ALARM_BUDGET_MS = 1_000;
+
+const MB = 1024 * 1024;
+const DEFAULT_HOT_TIER_BUDGET_MB = 8;
+const hotTierBudget = (replica: Replica) => (replica.config.values.hot_tier_budget_mb ?? DEFAULT_HOT_TIER_BUDGET_MB) * MB;
 
 type SuggestionPage = { data: Suggestion[]; next_cursor: string | null; job: JobStatus };
 
@@ -60,6 +67,8 @@ export class SpaceObject extends DurableObject<Env> {
   #intake: Intake;
   #writes: IdempotentWrites;
   #replica: Replica = { space: null, keys: new Map(), sources: new Map(), config: { version: 0, values: {} } };
+  /** The events of open sessions, per profile, in memory (DESIGN 3.8); rebuilt from SQLite as needed. */
+  #hot = new HotTier(DEFAULT_HOT_TIER_BUDGET_MB * MB);
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
 
@@ -72,6 +81,7 @@ export class SpaceObject extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.#db, migrations);
       this.#replica = loadReplica(this.#db);
+      this.#hot.budgetBytes = hotTierBudget(this.#replica);
       this.#alarmAt = await ctx.storage.getAlarm();
       await this.#armAlarm();
     });
@@ -86,7 +96,8 @@ export class SpaceObject extends DurableObject<Env> {
     this.#alarmAt = null;
     const started = performance.now();
     for (let round = 1; ; round++) {
-      this.#db.transaction(() => runDueTimers(this.#sql, this.clock.now(), () => performance.now()));
+      const effects = this.#db.transaction(() => runDueTimers(this.#sql, this.clock.now(), () => performance.now()));
+      this.#hot.close(effects.closed);
       const next = nextDueAt(this.#sql);
       const more = next !== null && next <= this.clock.now();
       if (!more || round >= ALARM_ROUNDS || performance.now() - started >= ALARM_BUDGET_MS) break;
@@ -99,12 +110,12 @@ export class SpaceObject extends DurableObject<Env> {
   async replicate(snapshot: ReplicaSnapshot): Promise<void> {
     this.#db.transaction(() => applyReplicaSnapshot(this.#db, snapshot));
     this.#replica = loadReplica(this.#db);
+    this.#hot.budgetBytes = hotTierBudget(this.#replica);
   }
 
   async ingestBatch(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
     return this.#admitted(credential, POLICIES.batch, (caller, now) => {
       if (caller.principal.kind !== "key" || !caller.source) throw new Problem("forbidden", "this route needs a source key");
-      const tolerance = this.#replica.config.values.clock_tolerance_s ?? DEFAULT_CLOCK_TOLERANCE_S;
       const intakeCaller = {
         keyId: caller.principal.keyId,
         sourceId: caller.principal.sourceId,
@@ -112,7 +123,11 @@ export class SpaceObject extends DurableObject<Env> {
         test: caller.principal.mode === "test",
         source: caller.source,
       };
-      return ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, tolerance);
+      const { answer, live } = ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, this.#replica.config.values);
+      // Committed: the next read from any channel sees these events in `live`.
+      this.#hot.add(live.added);
+      this.#hot.close(live.closed);
+      return answer;
     });
   }
 
@@ -139,9 +154,30 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   async undoMerge(credential: PresentedCredential, mergeId: string, idempotency: IdempotencyRequest): Promise<Outcome<Merge>> {
-    return this.#idempotent(credential, POLICIES.identityReview, idempotency, (_caller, now) =>
-      mergeView(undoMerge(this.#sql, mergeId, now)),
+    return this.#idempotent(credential, POLICIES.identityReview, idempotency, (_caller, now) => {
+      const merge = undoMerge(this.#sql, mergeId, now);
+      queueProfile(this.#sql, [merge.survivorId, merge.absorbedId], now);
+      return mergeView(merge);
+    });
+  }
+
+  async readContext(credential: PresentedCredential, body: BodyInput): Promise<Outcome<ContextAnswer>> {
+    return this.#admitted(credential, POLICIES.context, (caller, now) => {
+      const input = parseOrRefuse(ContextInputSchema, parseJsonBody(body));
+      const read = { hot: this.#hot, viewer: viewerOf(caller), knownEtag: input.known_etag, about: input.about, now };
+      return contextOfHandle(this.#sql, input.handle, read);
+    });
+  }
+
+  async profileContext(credential: PresentedCredential, profileId: string): Promise<Outcome<ContextAnswer>> {
+    return this.#admitted(credential, POLICIES.context, (caller, now) =>
+      contextOf(this.#sql, profileId, { hot: this.#hot, viewer: viewerOf(caller), now }),
     );
+  }
+
+  /** What the hot tier holds, in bytes (the benchmark reports it). */
+  async hotTierBytes(): Promise<number> {
+    return this.#hot.bytes;
   }
 
   async createLink(credential: PresentedCredential, body: BodyInput, idempotency: IdempotencyRequest): Promise<Outcome<Link>> {

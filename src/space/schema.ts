@@ -1,6 +1,7 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export * from "./identity/schema";
+export * from "./memory/schema";
 
 /**
  * Every item of every batch, raw, as it arrived (SPEC: the raw event is stored before the
@@ -31,11 +32,14 @@ export const items = sqliteTable(
      * keyed by profile dirties a page per event in every batch's commit.
      */
     profileId: text("profile_id"),
+    /** The session the event belongs to (memory); null for items that are not events. */
+    sessionId: text("session_id"),
   },
   (table) => [
     uniqueIndex("items_idempotency_key").on(table.idempotencyKey),
     uniqueIndex("items_item_id").on(table.itemId),
     index("items_occurred_at").on(table.occurredAt, table.seq),
+    index("items_session").on(table.sessionId, table.occurredAt, table.seq),
   ],
 );
 

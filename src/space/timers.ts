@@ -3,7 +3,7 @@
  * suggestion jobs. The object keeps one alarm at the earliest due row, and its alarm handler
  * runs what is due, so a timer survives restarts and fires once.
  */
-export type TimerKind = "suggestions.debounce" | "suggestions.run";
+export type TimerKind = "suggestions.debounce" | "suggestions.run" | "session.close" | "memory.compile" | "promise.due";
 
 export interface Timer {
   kind: TimerKind;
@@ -22,6 +22,21 @@ export function setTimer(sql: SqlStorage, timer: Timer): void {
     timer.dueAt,
     JSON.stringify(timer.payload ?? null),
   );
+}
+
+/** Sets many timers in one statement, each replacing one of the same kind and key. */
+export function setTimers(sql: SqlStorage, timers: readonly Timer[]): void {
+  if (timers.length === 0) return;
+  sql.exec(
+    `INSERT INTO timers (kind, key, due_at, payload) SELECT t.value ->> 0, t.value ->> 1, t.value ->> 2, t.value ->> 3 FROM json_each(?) t WHERE true
+     ON CONFLICT (kind, key) DO UPDATE SET due_at = excluded.due_at, payload = excluded.payload`,
+    JSON.stringify(timers.map((timer) => [timer.kind, timer.key, timer.dueAt, JSON.stringify(timer.payload ?? null)])),
+  );
+}
+
+export function deleteTimers(sql: SqlStorage, kind: TimerKind, keys: readonly string[]): void {
+  if (keys.length === 0) return;
+  sql.exec("DELETE FROM timers WHERE kind = ? AND key IN (SELECT value FROM json_each(?))", kind, JSON.stringify(keys));
 }
 
 /** Sets a timer unless one of the same kind and key is already waiting (a debounce that never starves). */

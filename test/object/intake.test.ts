@@ -35,8 +35,8 @@ describe("intake: a batch as plain functions over the space's database", () => {
           ],
         },
         NOW,
-        300,
-      );
+        { clock_tolerance_s: 300 },
+      ).answer;
       expect(answer).toEqual({ accepted: 1, duplicates: 1, errors: [] });
       return sql.exec<{ body: string }>("SELECT body FROM items").toArray();
     });
@@ -55,8 +55,8 @@ describe("intake: a batch as plain functions over the space's database", () => {
           ],
         },
         NOW,
-        300,
-      );
+        { clock_tolerance_s: 300 },
+      ).answer;
       return sql
         .exec<{ idempotency_key: string; occurred_at: number; clock_corrected: number }>(
           "SELECT idempotency_key, occurred_at, clock_corrected FROM items ORDER BY idempotency_key",
@@ -71,13 +71,9 @@ describe("intake: a batch as plain functions over the space's database", () => {
 
   it("stores items without occurred_at (heartbeat) at the arrival time, not flagged", async () => {
     const rows = await withIntake((intake, sql) => {
-      ingestBatch(
-        intake,
-        caller,
-        { items: [{ type: "heartbeat", idempotency_key: "hb", day: "2026-11-22", sent: 3 }] },
-        NOW,
-        300,
-      );
+      ingestBatch(intake, caller, { items: [{ type: "heartbeat", idempotency_key: "hb", day: "2026-11-22", sent: 3 }] }, NOW, {
+        clock_tolerance_s: 300,
+      }).answer;
       return sql
         .exec<{ occurred_at: number; clock_corrected: number }>("SELECT occurred_at, clock_corrected FROM items")
         .toArray();

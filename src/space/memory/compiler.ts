@@ -1,0 +1,223 @@
+import { membersOf, rootOf } from "../identity/profiles";
+import { setTimer, setTimerOnce, setTimers } from "../timers";
+import { compileSession, type Derivation, type EpisodeBody } from "./derivation";
+import { type Extractor, patternExtractor } from "./extractor";
+import { type EpisodeView, type Memory, memoryOf } from "./memory-view";
+import { sessionEvents } from "./session-events";
+import { findSession, noteHandoff } from "./sessions";
+import { extractiveSummarizer, type Summarizer } from "./summarizer";
+
+/** How long after a write the compiler waits, so that a burst of writes compiles once. */
+export const COMPILE_DEBOUNCE_MS = 200;
+/** How long one slice of compiling may hold the object. */
+export const SLICE_BUDGET_MS = 8;
+const EPISODES_IN_CONTEXT = 5;
+
+/** The replaceable parts (README "Memory"): a model-backed summarizer or extractor goes here. */
+export const COMPILER_PARTS: { summarizer: Summarizer; extractor: Extractor } = {
+  summarizer: extractiveSummarizer,
+  extractor: patternExtractor,
+};
+
+/** Sessions that got events: queued (with how many events wait) and a compile due after the debounce. */
+export function queueCompile(
+  sql: SqlStorage,
+  queued: ReadonlyMap<string, { profileId: string; events: number }>,
+  now: number,
+): void {
+  if (queued.size === 0) return;
+  sql.exec(
+    `INSERT INTO compile_queue (session_id, profile_id, events, queued_at)
+     SELECT q.value ->> 0, q.value ->> 1, q.value ->> 2, ? FROM json_each(?) q WHERE true
+     ON CONFLICT (session_id) DO UPDATE SET events = events + excluded.events`,
+    now,
+    JSON.stringify([...queued].map(([sessionId, { profileId, events }]) => [sessionId, profileId, events])),
+  );
+  setTimerOnce(sql, { kind: "memory.compile", key: "", dueAt: now + COMPILE_DEBOUNCE_MS, payload: null });
+}
+
+/**
+ * A profile whose memory must be compiled again without a session of its own changing (its
+ * members changed: a merge or an undo). Queued like a session, under the key `profile:<id>`.
+ */
+export function queueProfile(sql: SqlStorage, profileIds: readonly string[], now: number): void {
+  queueCompile(sql, new Map(profileIds.map((profileId) => [`profile:${profileId}`, { profileId, events: 0 }])), now);
+}
+
+/**
+ * One slice of compiling: queued sessions, oldest first, until the slice's budget is spent,
+ * then the memory of every profile they belong to. Due again at once while sessions wait.
+ * Returns the profiles whose memory changed.
+ */
+export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => number): Set<string> {
+  const started = stopwatch();
+  const profiles = new Set<string>();
+  for (;;) {
+    const next = sql
+      .exec<{ session_id: string; profile_id: string }>(
+        "SELECT session_id, profile_id FROM compile_queue ORDER BY queued_at LIMIT 1",
+      )
+      .toArray()[0];
+    if (!next) break;
+    sql.exec("DELETE FROM compile_queue WHERE session_id = ?", next.session_id);
+    rebuildSession(sql, next.session_id, now);
+    profiles.add(next.profile_id);
+    if (stopwatch() - started >= SLICE_BUDGET_MS) {
+      setTimer(sql, { kind: "memory.compile", key: "", dueAt: now, payload: null });
+      break;
+    }
+  }
+  const roots = new Set<string>();
+  for (const profileId of profiles) roots.add(rootOf(sql, profileId)?.profileId ?? profileId);
+  for (const root of roots) writeMemory(sql, root, now);
+  return roots;
+}
+
+/** Rebuilds one session's episode and derivations from its events (late data included). */
+function rebuildSession(sql: SqlStorage, sessionId: string, now: number): void {
+  const session = findSession(sql, sessionId);
+  if (!session) return; // a `profile:` entry: only its memory is written again
+  const events = sessionEvents(sql, sessionId);
+  const compiled = compileSession(events, { open: session.status === "open", handoffAt: session.handoffAt }, COMPILER_PARTS);
+  if (compiled.handoffAt !== null && compiled.handoffAt !== session.handoffAt) noteHandoff(sql, sessionId, compiled.handoffAt);
+  sql.exec("DELETE FROM derivations WHERE session_id = ?", sessionId);
+  if (compiled.derivations.length > 0) {
+    sql.exec(
+      `INSERT OR REPLACE INTO derivations (id, type, profile_id, session_id, item_id, source_id, subject, occurred_at, seq, body)
+       SELECT d.value ->> 0, d.value ->> 1, ?1, ?2, d.value ->> 2, d.value ->> 3, d.value ->> 4, d.value ->> 5, d.value ->> 6, d.value ->> 7
+       FROM json_each(?3) d`,
+      session.profileId,
+      sessionId,
+      JSON.stringify(
+        compiled.derivations.map((d) => [
+          d.id,
+          d.type,
+          d.itemId,
+          d.sourceId,
+          d.subject,
+          d.occurredAt,
+          d.seq,
+          JSON.stringify(d.body),
+        ]),
+      ),
+    );
+  }
+  const episode: EpisodeRecord = {
+    ...compiled.episode,
+    conversation_id: session.conversationId,
+    channel: session.channel,
+    status: session.status,
+  };
+  sql.exec(
+    `INSERT INTO episodes (session_id, profile_id, started_at, ended_at, open, body) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (session_id) DO UPDATE SET profile_id = excluded.profile_id, started_at = excluded.started_at,
+       ended_at = excluded.ended_at, open = excluded.open, body = excluded.body`,
+    sessionId,
+    session.profileId,
+    session.startedAt,
+    session.closedAt ?? session.lastAt,
+    session.status === "open" ? 1 : 0,
+    JSON.stringify(episode),
+  );
+  setTimers(
+    sql,
+    compiled.derivations.flatMap((d) =>
+      d.type === "promise" && d.body.due_at !== null && d.body.due_at > now
+        ? [{ kind: "promise.due" as const, key: d.id, dueAt: d.body.due_at, payload: { profileId: session.profileId } }]
+        : [],
+    ),
+  );
+}
+
+type EpisodeRecord = EpisodeBody & { conversation_id: string | null; channel: string | null; status: "open" | "closed" };
+
+interface DerivationRow {
+  id: string;
+  type: Derivation["type"];
+  item_id: string;
+  source_id: string;
+  subject: string;
+  occurred_at: number;
+  seq: number;
+  body: string;
+  [column: string]: SqlStorageValue;
+}
+
+/** Compiles a root profile's memory from its members' sessions, with a new version. */
+export function writeMemory(sql: SqlStorage, rootId: string, now: number): void {
+  const members = JSON.stringify(membersOf(sql, rootId));
+  const derivations = sql
+    .exec<DerivationRow>("SELECT d.* FROM json_each(?) m CROSS JOIN derivations d WHERE d.profile_id = m.value", members)
+    .toArray()
+    .map(
+      (row) =>
+        ({
+          id: row.id,
+          type: row.type,
+          itemId: row.item_id,
+          sourceId: row.source_id,
+          subject: row.subject,
+          occurredAt: row.occurred_at,
+          seq: row.seq,
+          body: JSON.parse(row.body),
+        }) as Derivation,
+    );
+  const episodes = sql
+    .exec<{ session_id: string; started_at: number; ended_at: number; body: string }>(
+      `SELECT e.session_id, e.started_at, e.ended_at, e.body FROM json_each(?) m CROSS JOIN episodes e
+       WHERE e.profile_id = m.value ORDER BY e.started_at DESC LIMIT ?`,
+      members,
+      EPISODES_IN_CONTEXT,
+    )
+    .toArray()
+    .map((row): EpisodeView => {
+      const body = JSON.parse(row.body) as EpisodeRecord;
+      return {
+        episode_id: row.session_id,
+        ...body,
+        started_at: new Date(row.started_at).toISOString(),
+        ended_at: new Date(row.ended_at).toISOString(),
+      };
+    });
+  const memory = memoryOf(derivations, episodes, now);
+  sql.exec(
+    `INSERT INTO memories (profile_id, version, through_at, compiled_at, body) VALUES (?, 1, ?, ?, ?)
+     ON CONFLICT (profile_id) DO UPDATE SET version = version + 1, through_at = excluded.through_at,
+       compiled_at = excluded.compiled_at, body = excluded.body`,
+    rootId,
+    now,
+    now,
+    JSON.stringify(memory),
+  );
+}
+
+export interface CompiledMemory {
+  memory: Memory;
+  version: number;
+  through: number | null;
+  pending: number;
+}
+
+const EMPTY: Memory = { facts: [], open_items: [], promises: [], episodes: [], objects: [] };
+
+/** A profile's compiled memory as it stands, and how many of its events wait to be compiled: never waits for a compile. */
+export function compiledMemory(sql: SqlStorage, rootId: string, members: readonly string[]): CompiledMemory {
+  const row = sql
+    .exec<{ version: number; through_at: number | null; body: string }>(
+      "SELECT version, through_at, body FROM memories WHERE profile_id = ?",
+      rootId,
+    )
+    .toArray()[0];
+  const pending = sql
+    .exec<{ events: number | null }>(
+      "SELECT sum(q.events) AS events FROM json_each(?) m CROSS JOIN compile_queue q WHERE q.profile_id = m.value",
+      JSON.stringify(members),
+    )
+    .one().events;
+  return {
+    memory: row ? (JSON.parse(row.body) as Memory) : EMPTY,
+    version: row?.version ?? 0,
+    through: row?.through_at ?? null,
+    pending: pending ?? 0,
+  };
+}

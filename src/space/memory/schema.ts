@@ -1,0 +1,98 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * Sessions (DESIGN 3.6): windows of activity of one conversation or task, or, for events with
+ * neither, of one profile's channel. `conversation_key` says which (`c:`, `t:`, `p:`); times are
+ * memory time (`occurred_at`). Closed on time by a `session.close` timer or at once by
+ * `conversation.ended` / `task.ended`. Owned by `sessions.ts`.
+ */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    sessionId: text("session_id").primaryKey(),
+    conversationKey: text("conversation_key").notNull(),
+    kind: text("kind").notNull(),
+    channel: text("channel"),
+    conversationId: text("conversation_id"),
+    profileId: text("profile_id").notNull(),
+    startedAt: integer("started_at").notNull(),
+    lastAt: integer("last_at").notNull(),
+    status: text("status").notNull(),
+    closedAt: integer("closed_at"),
+    closedBy: text("closed_by"),
+    handoffAt: integer("handoff_at"),
+  },
+  (table) => [
+    index("sessions_conversation").on(table.conversationKey, table.startedAt),
+    index("sessions_profile").on(table.profileId, table.status),
+  ],
+);
+
+/** `conversation_aliases`: further ids of one conversation, each pointing at the first id seen. Owned by `sessions.ts`. */
+export const conversationAliases = sqliteTable("conversation_aliases", {
+  alias: text("alias").primaryKey(),
+  conversationId: text("conversation_id").notNull(),
+});
+
+/** Sessions whose events changed since they were compiled, and how many events wait. Owned by `compiler.ts`. */
+export const compileQueue = sqliteTable(
+  "compile_queue",
+  {
+    sessionId: text("session_id").primaryKey(),
+    profileId: text("profile_id").notNull(),
+    events: integer("events").notNull(),
+    queuedAt: integer("queued_at").notNull(),
+  },
+  (table) => [index("compile_queue_profile").on(table.profileId)],
+);
+
+/** One episode per session (DESIGN 3.7), rebuilt with its session. Owned by `compiler.ts`. */
+export const episodes = sqliteTable(
+  "episodes",
+  {
+    sessionId: text("session_id").primaryKey(),
+    profileId: text("profile_id").notNull(),
+    startedAt: integer("started_at").notNull(),
+    endedAt: integer("ended_at").notNull(),
+    open: integer("open").notNull(),
+    body: text("body").notNull(),
+  },
+  (table) => [index("episodes_profile").on(table.profileId, table.startedAt)],
+);
+
+/**
+ * What the compiler derived from each event, one row per thing: a fact value, an object's
+ * change, a promise, an open question. Rebuilt with the event's session; the memory of a
+ * profile is read from the rows of its members, so merges and undos need no rebuild of their own.
+ * `id` is stable across rebuilds (derived from the event and the key). Owned by `compiler.ts`.
+ */
+export const derivations = sqliteTable(
+  "derivations",
+  {
+    id: text("id").notNull(),
+    type: text("type").notNull(),
+    profileId: text("profile_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    itemId: text("item_id").notNull(),
+    sourceId: text("source_id").notNull(),
+    /** What it is about: a fact's key, an object's `type\nid`, a promise's object. */
+    subject: text("subject").notNull(),
+    occurredAt: integer("occurred_at").notNull(),
+    seq: integer("seq").notNull(),
+    body: text("body").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.id] }),
+    index("derivations_profile").on(table.profileId, table.type, table.subject, table.occurredAt),
+    index("derivations_session").on(table.sessionId),
+  ],
+);
+
+/** A profile's compiled memory as context answers it, with its version. Owned by `compiler.ts`. */
+export const memories = sqliteTable("memories", {
+  profileId: text("profile_id").primaryKey(),
+  version: integer("version").notNull(),
+  throughAt: integer("through_at"),
+  compiledAt: integer("compiled_at").notNull(),
+  body: text("body").notNull(),
+});

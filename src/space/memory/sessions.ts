@@ -1,0 +1,361 @@
+import type { SpaceConfigValues } from "../../contract/config";
+import { uuidv7 } from "../../ids";
+import { deleteTimers, setTimers } from "../timers";
+
+/** Inactivity windows by channel (DESIGN 3.6), in seconds; a task's is `task`. */
+export const DEFAULT_SESSION_WINDOWS_S: Record<string, number> = {
+  whatsapp: 20 * 60,
+  app: 30 * 60,
+  voice: 15 * 60,
+  email: 72 * 3600,
+  ticket: 7 * 24 * 3600,
+  crm: 24 * 3600,
+  erp: 24 * 3600,
+  task: 10 * 60,
+};
+/** An event on no channel waits like an app conversation. */
+const FALLBACK_WINDOW = "app";
+
+/** System events that close their session at once. */
+const ENDINGS = new Set(["conversation.ended", "task.ended"]);
+
+export interface SessionRecord {
+  sessionId: string;
+  conversationKey: string;
+  kind: "conversation" | "task";
+  channel: string | null;
+  conversationId: string | null;
+  profileId: string;
+  startedAt: number;
+  lastAt: number;
+  status: "open" | "closed";
+  closedAt: number | null;
+  closedBy: "inactivity" | "ended" | null;
+  handoffAt: number | null;
+}
+
+interface SessionRow {
+  session_id: string;
+  conversation_key: string;
+  kind: string;
+  channel: string | null;
+  conversation_id: string | null;
+  profile_id: string;
+  started_at: number;
+  last_at: number;
+  status: string;
+  closed_at: number | null;
+  closed_by: string | null;
+  handoff_at: number | null;
+  [column: string]: SqlStorageValue;
+}
+
+const record = (row: SessionRow): SessionRecord => ({
+  sessionId: row.session_id,
+  conversationKey: row.conversation_key,
+  kind: row.kind as SessionRecord["kind"],
+  channel: row.channel,
+  conversationId: row.conversation_id,
+  profileId: row.profile_id,
+  startedAt: row.started_at,
+  lastAt: row.last_at,
+  status: row.status as SessionRecord["status"],
+  closedAt: row.closed_at,
+  closedBy: row.closed_by as SessionRecord["closedBy"],
+  handoffAt: row.handoff_at,
+});
+
+/** What an event tells sessions: where it belongs and when it happened. */
+export interface SessionEvent {
+  profileId: string;
+  occurredAt: number;
+  channel: string | null;
+  conversationId: string | null;
+  conversationAliases: readonly string[];
+  taskId: string | null;
+  canonicalType: string | null;
+}
+
+/** A placed event: its session, and whether it landed in a session already closed (late data). */
+export interface Placement {
+  session: SessionRecord;
+  late: boolean;
+}
+
+/**
+ * Places the events of one batch in sessions (DESIGN 3.6), inside the batch's transaction. An
+ * event joins the session of its conversation whose window holds its `occurred_at` (a session
+ * ended by `conversation.ended` holds nothing after its end); otherwise it starts one. A session
+ * whose window has already passed is closed as it is created. The sessions a batch touched are
+ * written once, at `finish`, with their close timers.
+ */
+export class SessionPlacer {
+  #touched = new Map<string, SessionRecord>();
+  #created = new Set<string>();
+  /** The session each conversation key last joined in this batch (events come in `occurred_at` order). */
+  #recent = new Map<string, SessionRecord>();
+  #canonical = new Map<string, string>();
+  readonly #windows: Record<string, number>;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    config: SpaceConfigValues,
+    private readonly now: number,
+  ) {
+    this.#windows = { ...DEFAULT_SESSION_WINDOWS_S, ...config.session_windows };
+  }
+
+  /**
+   * Reads, in two statements, what the batch's events will need: the aliases among their
+   * conversation ids, and the latest session of each conversation (most events join it).
+   */
+  prefetch(events: readonly Pick<SessionEvent, "conversationId" | "conversationAliases" | "taskId">[]): void {
+    const ids = new Set<string>();
+    for (const event of events) {
+      if (event.conversationId !== null) ids.add(event.conversationId);
+      for (const alias of event.conversationAliases) ids.add(alias);
+    }
+    if (ids.size > 0) {
+      const rows = this.sql.exec<{ alias: string; conversation_id: string }>(
+        "SELECT a.alias, a.conversation_id FROM json_each(?) j CROSS JOIN conversation_aliases a WHERE a.alias = j.value",
+        JSON.stringify([...ids]),
+      );
+      for (const row of rows) this.#canonical.set(row.alias, row.conversation_id);
+    }
+    const keys = new Set<string>();
+    for (const { taskId, conversationId } of events) {
+      if (taskId !== null) keys.add(`t:${taskId}`);
+      else if (conversationId !== null) keys.add(`c:${this.#canonical.get(conversationId) ?? conversationId}`);
+    }
+    const latest = this.sql.exec<SessionRow>(
+      `SELECT s.* FROM json_each(?) j CROSS JOIN sessions s
+       WHERE s.session_id = (SELECT session_id FROM sessions WHERE conversation_key = j.value ORDER BY started_at DESC LIMIT 1)`,
+      JSON.stringify([...keys]),
+    );
+    for (const row of latest) this.#recent.set(row.conversation_key, record(row));
+  }
+
+  place(event: SessionEvent): Placement {
+    const { key, kind, conversationId } = this.#keyOf(event);
+    const window = this.#windowOf(kind, event.channel);
+    const at = event.occurredAt;
+    const recent = this.#recent.get(key);
+    let session = recent && holds(recent, at, window) ? recent : this.#find(key, at, window);
+    const late = session?.status === "closed";
+    if (!session) {
+      session = {
+        sessionId: uuidv7(this.now),
+        conversationKey: key,
+        kind,
+        channel: event.channel,
+        conversationId,
+        profileId: event.profileId,
+        startedAt: at,
+        lastAt: at,
+        status: "open",
+        closedAt: null,
+        closedBy: null,
+        handoffAt: null,
+      };
+      this.#created.add(session.sessionId);
+    }
+    session.startedAt = Math.min(session.startedAt, at);
+    session.lastAt = Math.max(session.lastAt, at);
+    if (event.canonicalType !== null && ENDINGS.has(event.canonicalType) && session.closedBy !== "ended") {
+      session.status = "closed";
+      session.closedAt = at;
+      session.closedBy = "ended";
+    }
+    if (session.status === "open" && session.lastAt + window * 1000 <= this.now) {
+      session.status = "closed";
+      session.closedAt = session.lastAt + window * 1000;
+      session.closedBy = "inactivity";
+    }
+    this.#touched.set(session.sessionId, session);
+    this.#recent.set(key, session);
+    return { session, late };
+  }
+
+  /**
+   * An item that ends a conversation or task, or hands it over: it applies to the session whose
+   * window holds its time, and starts none. Returns that session, if any.
+   */
+  mark(ref: {
+    conversationId: string | null;
+    taskId: string | null;
+    at: number;
+    effect: "ended" | "handoff";
+  }): SessionRecord | null {
+    const { key, kind } = this.#keyOf({ ...ref, profileId: "", channel: null, conversationAliases: [] });
+    const recent = this.#recent.get(key);
+    const window = kind === "task" ? this.#windowOf(kind, null) : this.#windowOf(kind, recent?.channel ?? null);
+    const session = recent && holds(recent, ref.at, window) ? recent : this.#find(key, ref.at, window);
+    if (!session) return null;
+    if (ref.effect === "handoff") {
+      session.handoffAt = Math.min(session.handoffAt ?? ref.at, ref.at);
+    } else if (session.closedBy !== "ended") {
+      session.status = "closed";
+      session.closedAt = Math.max(ref.at, session.lastAt);
+      session.closedBy = "ended";
+    }
+    this.#touched.set(session.sessionId, session);
+    return session;
+  }
+
+  /** Writes the sessions the batch touched, and moves their close timers, in a few statements. */
+  finish(): SessionRecord[] {
+    const touched = [...this.#touched.values()];
+    const created = touched.filter((session) => this.#created.has(session.sessionId));
+    const updated = touched.filter((session) => !this.#created.has(session.sessionId));
+    if (created.length > 0) {
+      this.sql.exec(
+        `INSERT INTO sessions (session_id, conversation_key, kind, channel, conversation_id, profile_id, started_at, last_at, status, closed_at, closed_by, handoff_at)
+         SELECT s.value ->> 0, s.value ->> 1, s.value ->> 2, s.value ->> 3, s.value ->> 4, s.value ->> 5, s.value ->> 6, s.value ->> 7, s.value ->> 8, s.value ->> 9, s.value ->> 10, s.value ->> 11
+         FROM json_each(?) s`,
+        JSON.stringify(created.map(columns)),
+      );
+    }
+    if (updated.length > 0) {
+      this.sql.exec(
+        `UPDATE sessions SET started_at = s.value ->> 6, last_at = s.value ->> 7, status = s.value ->> 8, closed_at = s.value ->> 9,
+           closed_by = s.value ->> 10, handoff_at = s.value ->> 11
+         FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0`,
+        JSON.stringify(updated.map(columns)),
+      );
+    }
+    setTimers(
+      this.sql,
+      touched
+        .filter((session) => session.status === "open")
+        .map((session) => ({
+          kind: "session.close",
+          key: session.sessionId,
+          dueAt: session.lastAt + this.#windowOf(session.kind, session.channel) * 1000,
+          payload: null,
+        })),
+    );
+    deleteTimers(
+      this.sql,
+      "session.close",
+      updated.filter((session) => session.status === "closed").map((session) => session.sessionId),
+    );
+    return touched;
+  }
+
+  #windowOf(kind: SessionRecord["kind"], channel: string | null): number {
+    return (
+      (kind === "task" ? this.#windows.task : this.#windows[channel ?? FALLBACK_WINDOW]) ?? DEFAULT_SESSION_WINDOWS_S.app ?? 1800
+    );
+  }
+
+  #keyOf(event: Omit<SessionEvent, "occurredAt" | "canonicalType">): {
+    key: string;
+    kind: SessionRecord["kind"];
+    conversationId: string | null;
+  } {
+    if (event.taskId !== null) return { key: `t:${event.taskId}`, kind: "task", conversationId: null };
+    if (event.conversationId === null) {
+      return { key: `p:${event.profileId}:${event.channel ?? ""}`, kind: "conversation", conversationId: null };
+    }
+    const conversationId = this.#canonicalOf(event.conversationId, event.conversationAliases);
+    return { key: `c:${conversationId}`, kind: "conversation", conversationId };
+  }
+
+  /** The first id seen of a conversation: its aliases, and it, point there. */
+  #canonicalOf(conversationId: string, aliases: readonly string[]): string {
+    const canonical = this.#canonical.get(conversationId) ?? aliases.map((alias) => this.#canonical.get(alias)).find(Boolean);
+    if (aliases.length > 0) {
+      const ids = [conversationId, ...aliases];
+      const target = canonical ?? conversationId;
+      this.sql.exec(
+        "INSERT OR IGNORE INTO conversation_aliases (alias, conversation_id) SELECT value, ? FROM json_each(?)",
+        target,
+        JSON.stringify(ids),
+      );
+      for (const id of ids) if (!this.#canonical.has(id)) this.#canonical.set(id, target);
+    }
+    return canonical ?? conversationId;
+  }
+
+  /** The stored session of `key` whose window holds `at`: the one started last before it, else the next one. */
+  #find(key: string, at: number, window: number): SessionRecord | null {
+    const before = this.sql
+      .exec<SessionRow>(
+        "SELECT * FROM sessions WHERE conversation_key = ? AND started_at <= ? ORDER BY started_at DESC LIMIT 1",
+        key,
+        at,
+      )
+      .toArray()[0];
+    const earlier = before && (this.#touched.get(before.session_id) ?? record(before));
+    if (earlier && holds(earlier, at, window)) return earlier;
+    const after = this.sql
+      .exec<SessionRow>(
+        "SELECT * FROM sessions WHERE conversation_key = ? AND started_at > ? ORDER BY started_at LIMIT 1",
+        key,
+        at,
+      )
+      .toArray()[0];
+    const later = after && (this.#touched.get(after.session_id) ?? record(after));
+    return later && holds(later, at, window) ? later : null;
+  }
+}
+
+/** Whether a session's window holds an event at `at` (a session that ended holds nothing after its end). */
+function holds(session: SessionRecord, at: number, window: number): boolean {
+  if (at < session.startedAt) return session.startedAt - at <= window * 1000;
+  if (session.closedBy === "ended") return at <= (session.closedAt ?? session.lastAt);
+  return at <= session.lastAt + window * 1000;
+}
+
+const columns = (session: SessionRecord) => [
+  session.sessionId,
+  session.conversationKey,
+  session.kind,
+  session.channel,
+  session.conversationId,
+  session.profileId,
+  session.startedAt,
+  session.lastAt,
+  session.status,
+  session.closedAt,
+  session.closedBy,
+  session.handoffAt,
+];
+
+/** The close timer fired: the session closes at the end of its window, unless an event moved it. */
+export function closeSession(sql: SqlStorage, sessionId: string, dueAt: number): SessionRecord | null {
+  const row = sql.exec<SessionRow>("SELECT * FROM sessions WHERE session_id = ?", sessionId).toArray()[0];
+  if (row?.status !== "open") return null;
+  sql.exec(
+    "UPDATE sessions SET status = 'closed', closed_at = ?, closed_by = 'inactivity' WHERE session_id = ?",
+    dueAt,
+    sessionId,
+  );
+  return { ...record(row as SessionRow), status: "closed", closedAt: dueAt, closedBy: "inactivity" };
+}
+
+export function findSession(sql: SqlStorage, sessionId: string): SessionRecord | null {
+  const row = sql.exec<SessionRow>("SELECT * FROM sessions WHERE session_id = ?", sessionId).toArray()[0];
+  return row ? record(row) : null;
+}
+
+/** The open sessions of some profiles (a root and its members). */
+export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): SessionRecord[] {
+  return sql
+    .exec<SessionRow>(
+      "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.profile_id = j.value AND s.status = 'open' ORDER BY s.started_at",
+      JSON.stringify(profileIds),
+    )
+    .toArray()
+    .map(record);
+}
+
+/** Records the first moment a person took over from an AI agent. */
+export function noteHandoff(sql: SqlStorage, sessionId: string, at: number): void {
+  sql.exec(
+    "UPDATE sessions SET handoff_at = ? WHERE session_id = ? AND (handoff_at IS NULL OR handoff_at > ?)",
+    at,
+    sessionId,
+    at,
+  );
+}

@@ -1,0 +1,55 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { type Context, ContextAnswerSchema, ContextSchema } from "../../src/contract/context";
+import type { SpaceObject } from "../../src/space/object";
+import { call, type Space } from "./seed";
+
+/** What memory and context tests share: context reads parsed with the route's schema, a clock to move. */
+
+export const stub = (space: Space) => env.SPACE.get(env.SPACE.idFromName(space.name));
+
+export function contextResponse(space: Space, body: Record<string, unknown>, token = space.key): Promise<Response> {
+  return call("POST", `/spaces/${space.name}/v1/context`, { token, body });
+}
+
+/** `POST /v1/context` answered 200, parsed with the route's schema. */
+export async function readContext(space: Space, body: Record<string, unknown>, token = space.key) {
+  const response = await contextResponse(space, body, token);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`expected 200, got ${response.status}: ${text}`);
+  return ContextAnswerSchema.parse(JSON.parse(text));
+}
+
+/** A full context (not `unchanged`). */
+export async function fullContext(space: Space, body: Record<string, unknown>, token = space.key): Promise<Context> {
+  return ContextSchema.parse(await readContext(space, body, token));
+}
+
+/** The object's time, moved forward by `ms` from where it stands now. */
+export async function moveClock(space: Space, ms: number): Promise<number> {
+  return runInDurableObject(stub(space), (instance: SpaceObject) => {
+    const at = instance.clock.now() + ms;
+    instance.clock = { now: () => at };
+    return at;
+  });
+}
+
+/** Whether a timer is due at the object's time (the alarm may be set for a later one). */
+function somethingDue(space: Space): Promise<boolean> {
+  return runInDurableObject(stub(space), (instance: SpaceObject, state) => {
+    const next = state.storage.sql.exec<{ due_at: number | null }>("SELECT min(due_at) AS due_at FROM timers").one().due_at;
+    return next !== null && next <= instance.clock.now();
+  });
+}
+
+/** Fires the alarm while a timer is due at the object's time; answers how many alarms ran. */
+export async function runAlarms(space: Space): Promise<number> {
+  let runs = 0;
+  while ((await somethingDue(space)) && (await runDurableObjectAlarm(stub(space)))) runs++;
+  return runs;
+}
+
+/** Moves time by `ms` and runs what came due. */
+export async function later(space: Space, ms: number): Promise<void> {
+  await moveClock(space, ms);
+  await runAlarms(space);
+}
