@@ -60,6 +60,7 @@ CREATE TABLE `sessions` (
 );
 --> statement-breakpoint
 CREATE INDEX `sessions_conversation` ON `sessions` (`conversation_key`,`started_at`);--> statement-breakpoint
+CREATE INDEX `sessions_conversation_id` ON `sessions` (`conversation_id`,`status`);--> statement-breakpoint
 CREATE INDEX `sessions_profile` ON `sessions` (`profile_id`,`status`);--> statement-breakpoint
 ALTER TABLE `items` ADD `session_id` text;--> statement-breakpoint
 CREATE INDEX `items_session` ON `items` (`session_id`,`occurred_at`,`seq`);

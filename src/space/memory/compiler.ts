@@ -104,7 +104,7 @@ function rebuildSession(sql: SqlStorage, sessionId: string, now: number): void {
   }
   const episode: EpisodeRecord = {
     ...compiled.episode,
-    conversation_id: session.conversationId,
+    conversation_id: session.kind === "conversation" ? session.conversationId : null,
     channel: session.channel,
     status: session.status,
   };

@@ -73,7 +73,9 @@ export function compileSession(
   let handoffAt = session.handoffAt;
   events.forEach((event, index) => {
     const base = { itemId: event.itemId, sourceId: event.sourceId, occurredAt: event.occurredAt, seq: event.seq };
-    for (const fact of parts.extractor.extract(event)) {
+    // One value per key and event: a message that says it twice means the last.
+    const facts = new Map(parts.extractor.extract(event).map((fact) => [fact.key, fact]));
+    for (const fact of facts.values()) {
       derivations.push({
         ...base,
         type: "fact",

@@ -76,14 +76,14 @@ export class MemoryIntake {
       case "conversation.ended":
       case "task.ended":
       case "handoff": {
-        const session = this.#placer.mark({
+        const sessions = this.#placer.mark({
           conversationId: ("conversation_id" in item ? item.conversation_id : undefined) ?? null,
           taskId: ("task_id" in item ? item.task_id : undefined) ?? null,
           at: occurredAt,
           effect: item.type === "handoff" ? "handoff" : "ended",
         });
-        if (session) this.#queue(session.sessionId, session.profileId);
-        return session?.sessionId ?? null;
+        for (const session of sessions) this.#queue(session.sessionId, session.profileId);
+        return sessions[0]?.sessionId ?? null;
       }
       case "identify":
         // Its profile may have absorbed others: their memory joins it.

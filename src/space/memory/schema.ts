@@ -3,7 +3,7 @@ import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlit
 /**
  * Sessions (DESIGN 3.6): windows of activity of one conversation or task, or, for events with
  * neither, of one profile's channel. `conversation_key` says which (`c:`, `t:`, `p:`); times are
- * memory time (`occurred_at`). Closed on time by a `session.close` timer or at once by
+ * memory time (`occurred_at`); `conversation_id` is the conversation's first id seen, or the task's id. Closed on time by a `session.close` timer or at once by
  * `conversation.ended` / `task.ended`. Owned by `sessions.ts`.
  */
 export const sessions = sqliteTable(
@@ -24,6 +24,7 @@ export const sessions = sqliteTable(
   },
   (table) => [
     index("sessions_conversation").on(table.conversationKey, table.startedAt),
+    index("sessions_conversation_id").on(table.conversationId, table.status),
     index("sessions_profile").on(table.profileId, table.status),
   ],
 );

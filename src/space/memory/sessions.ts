@@ -107,7 +107,7 @@ export class SessionPlacer {
 
   /**
    * Reads, in two statements, what the batch's events will need: the aliases among their
-   * conversation ids, and the latest session of each conversation (most events join it).
+   * conversation ids, and the open sessions of their conversations and tasks (most events join one).
    */
   prefetch(events: readonly Pick<SessionEvent, "conversationId" | "conversationAliases" | "taskId">[]): void {
     const ids = new Set<string>();
@@ -122,17 +122,19 @@ export class SessionPlacer {
       );
       for (const row of rows) this.#canonical.set(row.alias, row.conversation_id);
     }
-    const keys = new Set<string>();
+    const conversations = new Set<string>();
     for (const { taskId, conversationId } of events) {
-      if (taskId !== null) keys.add(`t:${taskId}`);
-      else if (conversationId !== null) keys.add(`c:${this.#canonical.get(conversationId) ?? conversationId}`);
+      if (taskId !== null) conversations.add(taskId);
+      else if (conversationId !== null) conversations.add(this.#canonical.get(conversationId) ?? conversationId);
     }
-    const latest = this.sql.exec<SessionRow>(
-      `SELECT s.* FROM json_each(?) j CROSS JOIN sessions s
-       WHERE s.session_id = (SELECT session_id FROM sessions WHERE conversation_key = j.value ORDER BY started_at DESC LIMIT 1)`,
-      JSON.stringify([...keys]),
+    const open = this.sql.exec<SessionRow>(
+      `SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.conversation_id = j.value AND s.status = 'open'`,
+      JSON.stringify([...conversations]),
     );
-    for (const row of latest) this.#recent.set(row.conversation_key, record(row));
+    for (const row of open) {
+      const held = this.#recent.get(row.conversation_key);
+      if (!held || held.startedAt < row.started_at) this.#recent.set(row.conversation_key, record(row));
+    }
   }
 
   place(event: SessionEvent): Placement {
@@ -177,29 +179,36 @@ export class SessionPlacer {
   }
 
   /**
-   * An item that ends a conversation or task, or hands it over: it applies to the session whose
-   * window holds its time, and starts none. Returns that session, if any.
+   * An item that ends a conversation or task, or hands it over: it applies to the sessions of
+   * that conversation (one per profile in it) whose window holds its time, and starts none.
    */
-  mark(ref: {
-    conversationId: string | null;
-    taskId: string | null;
-    at: number;
-    effect: "ended" | "handoff";
-  }): SessionRecord | null {
-    const { key, kind } = this.#keyOf({ ...ref, profileId: "", channel: null, conversationAliases: [] });
-    const recent = this.#recent.get(key);
-    const window = kind === "task" ? this.#windowOf(kind, null) : this.#windowOf(kind, recent?.channel ?? null);
-    const session = recent && holds(recent, ref.at, window) ? recent : this.#find(key, ref.at, window);
-    if (!session) return null;
-    if (ref.effect === "handoff") {
-      session.handoffAt = Math.min(session.handoffAt ?? ref.at, ref.at);
-    } else if (session.closedBy !== "ended") {
-      session.status = "closed";
-      session.closedAt = Math.max(ref.at, session.lastAt);
-      session.closedBy = "ended";
+  mark(ref: { conversationId: string | null; taskId: string | null; at: number; effect: "ended" | "handoff" }): SessionRecord[] {
+    const id =
+      ref.taskId ?? (ref.conversationId === null ? null : (this.#canonical.get(ref.conversationId) ?? ref.conversationId));
+    if (id === null) return [];
+    const kind: SessionRecord["kind"] = ref.taskId !== null ? "task" : "conversation";
+    const stored = this.sql
+      .exec<SessionRow>("SELECT * FROM sessions WHERE conversation_id = ? AND kind = ? AND started_at <= ?", id, kind, ref.at)
+      .toArray()
+      .map((row) => this.#touched.get(row.session_id) ?? record(row));
+    const batch = [...this.#touched.values()].filter(
+      (session) =>
+        session.conversationId === id && session.kind === kind && !stored.some((s) => s.sessionId === session.sessionId),
+    );
+    const marked = [...stored, ...batch].filter((session) =>
+      holds(session, ref.at, this.#windowOf(session.kind, session.channel)),
+    );
+    for (const session of marked) {
+      if (ref.effect === "handoff") {
+        session.handoffAt = Math.min(session.handoffAt ?? ref.at, ref.at);
+      } else if (session.closedBy !== "ended") {
+        session.status = "closed";
+        session.closedAt = Math.max(ref.at, session.lastAt);
+        session.closedBy = "ended";
+      }
+      this.#touched.set(session.sessionId, session);
     }
-    this.#touched.set(session.sessionId, session);
-    return session;
+    return marked;
   }
 
   /** Writes the sessions the batch touched, and moves their close timers, in a few statements. */
@@ -248,17 +257,21 @@ export class SessionPlacer {
     );
   }
 
+  /**
+   * A session's conversation: a task, a conversation (by its first id seen), or a channel of a
+   * profile for events with neither; each of a profile, as callers reuse ids across customers.
+   */
   #keyOf(event: Omit<SessionEvent, "occurredAt" | "canonicalType">): {
     key: string;
     kind: SessionRecord["kind"];
     conversationId: string | null;
   } {
-    if (event.taskId !== null) return { key: `t:${event.taskId}`, kind: "task", conversationId: null };
+    if (event.taskId !== null) return { key: `t:${event.profileId}:${event.taskId}`, kind: "task", conversationId: event.taskId };
     if (event.conversationId === null) {
       return { key: `p:${event.profileId}:${event.channel ?? ""}`, kind: "conversation", conversationId: null };
     }
     const conversationId = this.#canonicalOf(event.conversationId, event.conversationAliases);
-    return { key: `c:${conversationId}`, kind: "conversation", conversationId };
+    return { key: `c:${event.profileId}:${conversationId}`, kind: "conversation", conversationId };
   }
 
   /** The first id seen of a conversation: its aliases, and it, point there. */
