@@ -10,11 +10,13 @@ export const ContextInputSchema = z
     known_etag: text(1, 256)
       .optional()
       .openapi({ description: "The `etag` of a context already held: equal → `{unchanged: true}`." }),
-    about: SideSchema.optional().openapi({
-      description: "An account or partner the person acts for: it needs an active link (`422 about_without_link` otherwise).",
-    }),
+    // No `.openapi()` on a registered schema here: its metadata would redefine the component.
+    about: SideSchema.optional(),
   })
-  .openapi("ContextInput");
+  .openapi("ContextInput", {
+    description:
+      "`about`: an account or partner the person acts for (a handle or a profile id); it needs an active link, else `422 about_without_link`.",
+  });
 
 export const ContextQuerySchema = z.strictObject({});
 

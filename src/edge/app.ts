@@ -12,6 +12,7 @@ import { tenantRoutes } from "./control/tenants";
 import { batchRoutes } from "./data/batch";
 import { contextRoutes } from "./data/context";
 import { identityRoutes } from "./data/identity";
+import { memoryStatsRoutes } from "./data/memory-stats";
 import { profileRoutes } from "./data/profiles";
 import { whoamiRoutes } from "./data/whoami";
 import { openApiDocument } from "./openapi";
@@ -27,6 +28,7 @@ const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
   .route("/", whoamiRoutes)
   .route("/", profileRoutes)
   .route("/", contextRoutes)
+  .route("/", memoryStatsRoutes)
   .route("/", identityRoutes);
 
 /** Control API, mounted at `/control` (host `control.<BASE_HOST>` is rewritten to it). */

@@ -30,7 +30,7 @@ import { lookupProfile, mergeView, readProfile } from "./identity/profile-view";
 import { type JobStatus, suggestionJobStatus } from "./identity/suggestion-job";
 import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity/suggestions";
 import { type Intake, ingestBatch, openIntake } from "./intake";
-import { queueProfile } from "./memory/compiler";
+import { compileQueueLength, queueProfile } from "./memory/compiler";
 import { contextOf, contextOfHandle } from "./memory/context";
 import { HotTier } from "./memory/hot-tier";
 import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
@@ -175,9 +175,13 @@ export class SpaceObject extends DurableObject<Env> {
     );
   }
 
-  /** What the hot tier holds, in bytes (the benchmark reports it). */
-  async hotTierBytes(): Promise<number> {
-    return this.#hot.bytes;
+  /** What the hot tier holds against its budget, and what waits for the compiler (operators, the benchmark). */
+  async memoryStats(): Promise<{ hot_tier_bytes: number; hot_tier_budget_bytes: number; compile_queue: number }> {
+    return {
+      hot_tier_bytes: this.#hot.bytes,
+      hot_tier_budget_bytes: this.#hot.budgetBytes,
+      compile_queue: compileQueueLength(this.#sql),
+    };
   }
 
   async createLink(credential: PresentedCredential, body: BodyInput, idempotency: IdempotencyRequest): Promise<Outcome<Link>> {

@@ -1,11 +1,10 @@
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { type Context, ContextSchema } from "../../src/contract/context";
-import type { SpaceObject } from "../../src/space/object";
+import { MemoryStatsSchema } from "../../src/edge/data/memory-stats";
 import { expectProblem, link, phone, query, restartSpaceObject, systemId } from "../support/identity";
-import { contextResponse, fullContext, later, moveClock, readContext, stub } from "../support/memory";
-import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
+import { contextResponse, fullContext, later, moveClock, readContext } from "../support/memory";
+import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 /**
  * Memory and context through the API (DESIGN 3.6-3.8, 4): sessions placed and closed on the
@@ -366,9 +365,14 @@ describe("hot tier: a budget, eviction by recency, rebuilt from SQLite", () => {
     for (let index = 1; index < PROFILES; index++) {
       expect((await fullContext(space, { handle: handleOf(index) })).live).toHaveLength(2);
     }
-    const bytes = await runInDurableObject(stub(space), (instance: SpaceObject) => instance.hotTierBytes());
-    expect(bytes).toBeGreaterThan(0);
-    expect(bytes).toBeLessThanOrEqual(1024 * 1024);
+    const stats = MemoryStatsSchema.parse(
+      await json(await call("GET", `/spaces/${space.name}/v1/ops/memory`, { operator: OPERATOR_TOKEN }), 200),
+    );
+    expect(stats.hot_tier_budget_bytes).toBe(1024 * 1024);
+    // Operators only: the space's own key is refused.
+    expect((await call("GET", `/spaces/${space.name}/v1/ops/memory`, { token: space.key })).status).toBe(401);
+    expect(stats.hot_tier_bytes).toBeGreaterThan(0);
+    expect(stats.hot_tier_bytes).toBeLessThanOrEqual(1024 * 1024);
 
     const after = await fullContext(space, { handle: first });
     expect(withoutAsOf(after)).toEqual(withoutAsOf(before));

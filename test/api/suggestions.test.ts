@@ -1,7 +1,8 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ProfileSchema, SuggestionPageSchema, SuggestionSchema } from "../../src/contract/identity";
 import type { SpaceObject } from "../../src/space/object";
+import { runAlarms } from "../support/memory";
 import { batch, call, createSpace, json, message, type Space } from "../support/seed";
 
 function stub(space: Space) {
@@ -14,9 +15,7 @@ async function runJob(space: Space, laterMs = 60_000): Promise<number> {
     const base = instance.clock.now();
     instance.clock = { now: () => base + laterMs };
   });
-  let slices = 0;
-  while (await runDurableObjectAlarm(stub(space))) slices++;
-  return slices;
+  return runAlarms(space);
 }
 
 function customer(phone: string, attributes: Record<string, string>) {

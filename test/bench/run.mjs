@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
+import { contextFigures } from "./context.mjs";
 import { identifyRate, mergeLarge, suggestionsJob } from "./identity.mjs";
 import { startWrangler, stopAll } from "./servers.mjs";
 import { Workload } from "./workload.mjs";
@@ -35,6 +36,9 @@ const QUICK = process.env.BENCH_QUICK === "1";
 const IDENTITY = QUICK
   ? { merges: 1_000, mergeEvents: [5_000], suggestionProfiles: 10_000 }
   : { merges: 5_000, mergeEvents: [5_000, 50_000], suggestionProfiles: 100_000 };
+const CONTEXT = QUICK
+  ? { profiles: 2_000, perProfile: 10, large: 5_000, reads: 200 }
+  : { profiles: 20_000, perProfile: 10, large: 50_000, reads: 500 };
 const BATCH_ITEMS = 500;
 const WARMUP_BATCHES = 60;
 /**
@@ -100,6 +104,7 @@ async function main() {
   let identify;
   const merges = [];
   let suggestions;
+  let context;
   try {
     const demo = await seedDemo(service.origin, secrets.OPERATOR_TOKEN);
     const targets = {
@@ -128,6 +133,10 @@ async function main() {
     minimal = merged(targets.minimal.runs);
     log(`storage limit: ${STORAGE_ROUNDS} rounds of ${STORAGE_BATCHES} batches in one call`);
     storage = await storageLimit(bare.origin, workload);
+    log(
+      `context: ${CONTEXT.profiles} profiles of ${CONTEXT.perProfile} events and one of ${CONTEXT.large}, read under a steady ingest`,
+    );
+    context = await contextFigures(service.origin, secrets.OPERATOR_TOKEN, { ...CONTEXT, ingestRate: full.rate });
     log(`identify: ${IDENTITY.merges} identify items merging two profiles each`);
     identify = await identifyRate(service.origin, secrets.OPERATOR_TOKEN, { merges: IDENTITY.merges });
     for (const events of IDENTITY.mergeEvents) {
@@ -161,6 +170,20 @@ async function main() {
     suggestions_max_slice_ms: round(suggestions.maxSliceMs, 2),
     suggestions_profiles: suggestions.profiles,
     suggestions_slices: suggestions.slices,
+    context_p50_ms: round(context.p50, 1),
+    context_p99_ms: round(context.p99, 1),
+    context_p50_ratio: round(context.p50 / context.floor_p50, 2),
+    context_p99_ratio: round(context.p99 / context.floor_p99, 2),
+    context_floor_p50_ms: round(context.floor_p50, 1),
+    context_floor_p99_ms: round(context.floor_p99, 1),
+    context_large_p99_ms: round(context.largeP99, 1),
+    context_unchanged_p99_ms: round(context.unchangedP99, 1),
+    live_first_read: round(context.liveFirstRead, 3),
+    visibility_p99_ms: round(context.visibilityP99, 1),
+    recompile_p99_ms: round(context.recompileP99, 1),
+    hot_tier_mb: round(context.hotTierMb, 2),
+    context_profiles: context.profiles,
+    context_events: context.events,
     seconds: SECONDS,
     clients: CLIENTS,
     batch_items: BATCH_ITEMS,
@@ -358,6 +381,21 @@ function printTable({ json, full, minimal, storage }) {
     ],
     ["suggestions job", ms(json.suggestions_job_ms), `${json.suggestions_profiles} profiles, ${json.suggestions_slices} slices`],
     ["  longest slice", ms(json.suggestions_max_slice_ms), "object's clock under wrangler dev"],
+    [
+      "context p50 / p99",
+      `${ms(json.context_p50_ms)} / ${ms(json.context_p99_ms)}`,
+      `ratios to the floor ${json.context_p50_ratio} / ${json.context_p99_ratio}; ${json.context_profiles} profiles, ${json.context_events} events`,
+    ],
+    ["  floor under the same ingest", `${ms(json.context_floor_p50_ms)} / ${ms(json.context_floor_p99_ms)}`, "GET /v1/whoami"],
+    ["  large profile p99", ms(json.context_large_p99_ms), "its events in the hundreds of sessions"],
+    ["  unchanged (known_etag) p99", ms(json.context_unchanged_p99_ms), ""],
+    [
+      "live on the first read",
+      json.live_first_read.toFixed(3),
+      `visibility p99 ${ms(json.visibility_p99_ms)} (batch sent to read answered)`,
+    ],
+    ["recompile p99", ms(json.recompile_p99_ms), "system event answered to its fact in compiled memory"],
+    ["hot tier", `${json.hot_tier_mb} MB`, "at the end of the run"],
     ["storage ratio (full / storage limit)", json.storage_ratio.toFixed(3), ""],
   ];
   const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column].length)));

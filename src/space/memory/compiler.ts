@@ -221,3 +221,7 @@ export function compiledMemory(sql: SqlStorage, rootId: string, members: readonl
     pending: pending ?? 0,
   };
 }
+
+export function compileQueueLength(sql: SqlStorage): number {
+  return sql.exec<{ n: number }>("SELECT count(*) AS n FROM compile_queue").one().n;
+}
