@@ -182,6 +182,7 @@ async function main() {
     visibility_p99_ms: round(context.visibilityP99, 1),
     recompile_p99_ms: round(context.recompileP99, 1),
     hot_tier_mb: round(context.hotTierMb, 2),
+    context_seed_compile_s: round(context.seedCompileS, 1),
     context_profiles: context.profiles,
     context_events: context.events,
     seconds: SECONDS,
@@ -396,6 +397,7 @@ function printTable({ json, full, minimal, storage }) {
     ],
     ["recompile p99", ms(json.recompile_p99_ms), "system event answered to its fact in compiled memory"],
     ["hot tier", `${json.hot_tier_mb} MB`, "at the end of the run"],
+    ["seed compiled in", `${json.context_seed_compile_s} s`, "the context space's backlog after its seed, before the reads"],
     ["storage ratio (full / storage limit)", json.storage_ratio.toFixed(3), ""],
   ];
   const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column].length)));

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { patternExtractor } from "../../src/space/memory/extractor";
 import type { MemoryEvent } from "../../src/space/memory/memory-event";
+import { memoryEventOf } from "../support/memory-events";
 
 function event(fields: Partial<MemoryEvent>): MemoryEvent {
   return {
@@ -171,31 +172,7 @@ const attributes = fc.option(
   ),
 );
 
-const memoryEvent: fc.Arbitrary<MemoryEvent> = fc.record({
-  itemId: fc.string(),
-  seq: fc.nat(),
-  occurredAt: fc.nat(),
-  kind: fc.constantFrom("message", "system_event", "action"),
-  channel: fc.option(fc.string()),
-  conversationId: fc.option(fc.string()),
-  taskId: fc.option(fc.string()),
-  sourceId: fc.string(),
-  speakerRole: fc.constantFrom("customer", "ai_agent", "human_agent", "system", null),
-  text: fc.option(text),
-  canonicalType: fc.option(fc.string()),
-  attributes,
-  action: fc.option(
-    fc.record({
-      operation: fc.string(),
-      objectType: fc.string(),
-      objectId: fc.string(),
-      status: fc.option(fc.string()),
-      dueAt: fc.option(fc.nat()),
-      attributes,
-    }),
-  ),
-  object: fc.option(fc.record({ objectType: fc.string(), objectId: fc.string() })),
-});
+const memoryEvent = memoryEventOf(text, attributes);
 
 describe("extractor: properties over any event", () => {
   it("never throws, is deterministic and keeps its bounds", () => {

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryEvent } from "../../src/space/memory/memory-event";
 import { extractiveSummarizer } from "../../src/space/memory/summarizer";
+import { memoryEventOf } from "../support/memory-events";
 
 let seq = 0;
 
@@ -170,31 +171,7 @@ const text = fc.oneof(
 
 const attributes = fc.option(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.double(), fc.boolean(), fc.constant(null))));
 
-const memoryEvent: fc.Arbitrary<MemoryEvent> = fc.record({
-  itemId: fc.string(),
-  seq: fc.nat(),
-  occurredAt: fc.nat(),
-  kind: fc.constantFrom("message", "system_event", "action"),
-  channel: fc.option(fc.oneof(fc.constantFrom("chat", "email", "voice"), fc.string())),
-  conversationId: fc.option(fc.string()),
-  taskId: fc.option(fc.string()),
-  sourceId: fc.string(),
-  speakerRole: fc.constantFrom("customer", "ai_agent", "human_agent", "system", null),
-  text: fc.option(text),
-  canonicalType: fc.option(fc.string()),
-  attributes,
-  action: fc.option(
-    fc.record({
-      operation: fc.string(),
-      objectType: fc.string(),
-      objectId: fc.string(),
-      status: fc.option(fc.string()),
-      dueAt: fc.option(fc.nat()),
-      attributes,
-    }),
-  ),
-  object: fc.option(fc.record({ objectType: fc.string(), objectId: fc.string() })),
-});
+const memoryEvent = memoryEventOf(text, attributes);
 
 describe("summarizer: properties over any events", () => {
   it("never throws, is deterministic and keeps its bounds", () => {
