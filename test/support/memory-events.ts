@@ -31,3 +31,26 @@ export function memoryEventOf(text: fc.Arbitrary<string>, attributes: fc.Arbitra
     object: fc.option(fc.record({ objectType: fc.string(), objectId: fc.string() })),
   });
 }
+
+let seq = 0;
+/** A customer's text message on `chat` with nothing else set, each with the next `seq`; `fields` override. */
+export function memoryEvent(fields: Partial<MemoryEvent>): MemoryEvent {
+  seq += 1;
+  return {
+    itemId: `item_${seq}`,
+    seq,
+    occurredAt: 1_700_000_000_000 + seq,
+    kind: "message",
+    channel: "chat",
+    conversationId: null,
+    taskId: null,
+    sourceId: "src",
+    speakerRole: "customer",
+    text: null,
+    canonicalType: null,
+    attributes: null,
+    action: null,
+    object: null,
+    ...fields,
+  };
+}

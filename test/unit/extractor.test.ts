@@ -1,28 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { patternExtractor } from "../../src/space/memory/extractor";
-import type { MemoryEvent } from "../../src/space/memory/memory-event";
-import { memoryEventOf } from "../support/memory-events";
-
-function event(fields: Partial<MemoryEvent>): MemoryEvent {
-  return {
-    itemId: "item_1",
-    seq: 1,
-    occurredAt: 1_700_000_000_000,
-    kind: "message",
-    channel: "chat",
-    conversationId: null,
-    taskId: null,
-    sourceId: "src",
-    speakerRole: "customer",
-    text: null,
-    canonicalType: null,
-    attributes: null,
-    action: null,
-    object: null,
-    ...fields,
-  };
-}
+import { memoryEvent as event, memoryEventOf } from "../support/memory-events";
 
 const customerSays = (text: string) => patternExtractor.extract(event({ kind: "message", speakerRole: "customer", text }));
 

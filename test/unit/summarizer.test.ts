@@ -2,30 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryEvent } from "../../src/space/memory/memory-event";
 import { extractiveSummarizer } from "../../src/space/memory/summarizer";
-import { memoryEventOf } from "../support/memory-events";
-
-let seq = 0;
-
-function event(fields: Partial<MemoryEvent>): MemoryEvent {
-  seq += 1;
-  return {
-    itemId: `item_${seq}`,
-    seq,
-    occurredAt: 1_700_000_000_000 + seq,
-    kind: "message",
-    channel: "chat",
-    conversationId: null,
-    taskId: null,
-    sourceId: "src",
-    speakerRole: "customer",
-    text: null,
-    canonicalType: null,
-    attributes: null,
-    action: null,
-    object: null,
-    ...fields,
-  };
-}
+import { memoryEvent as event, memoryEventOf } from "../support/memory-events";
 
 const say = (speakerRole: MemoryEvent["speakerRole"], text: string, channel = "chat") =>
   event({ kind: "message", speakerRole, text, channel });
