@@ -1,6 +1,5 @@
-import { rootOf } from "./identity/profiles";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
-import { compileSlice, queueCompile, writeMemory } from "./memory/compiler";
+import { compileDuePromise, compileSlice, queueCompile } from "./memory/compiler";
 import { closeSession } from "./memory/sessions";
 import { type Timer, takeDueTimers } from "./timers";
 
@@ -39,8 +38,8 @@ function run(sql: SqlStorage, timer: Timer, now: number, stopwatch: () => number
       compileSlice(sql, now, stopwatch);
       break;
     case "promise.due": {
-      const { profileId } = timer.payload as { profileId: string };
-      writeMemory(sql, rootOf(sql, profileId)?.profileId ?? profileId, now);
+      const { profileId, subject } = timer.payload as { profileId: string; subject: string };
+      compileDuePromise(sql, profileId, subject, now);
       break;
     }
   }

@@ -1,16 +1,19 @@
 import { membersOf, rootOf } from "../identity/profiles";
 import { setTimer, setTimerOnce, setTimers } from "../timers";
-import { compileSession, type Derivation, type EpisodeBody } from "./derivation";
+import { compileSession, type EpisodeBody } from "./derivation";
+import { addSubjects, noSubjects, replaceDerivations, type Subjects } from "./derivations";
 import { type Extractor, patternExtractor } from "./extractor";
-import { type EpisodeView, type Memory, memoryOf } from "./memory-view";
+import { listedEntries, rebuildEntries, writeEntries } from "./memory-entries";
+import { type EpisodeView, type Memory, memoryFrom } from "./memory-view";
 import { sessionEvents } from "./session-events";
-import { findSession, noteHandoff } from "./sessions";
+import { findSession, noteHandoff, type SessionRecord } from "./sessions";
 import { extractiveSummarizer, type Summarizer } from "./summarizer";
 
 /** How long after a write the compiler waits, so that a burst of writes compiles once. */
 export const COMPILE_DEBOUNCE_MS = 200;
-/** How long one slice of compiling may hold the object. */
+/** How long one slice of compiling may hold the object, and how many events it compiles at most. */
 export const SLICE_BUDGET_MS = 8;
+export const SLICE_EVENTS = 1_000;
 const EPISODES_IN_CONTEXT = 5;
 
 /** The replaceable parts (README "Memory"): a model-backed summarizer or extractor goes here. */
@@ -46,12 +49,14 @@ export function queueProfile(sql: SqlStorage, profileIds: readonly string[], now
 
 /**
  * One slice of compiling: queued sessions, oldest first, until the slice's budget is spent,
- * then the memory of every profile they belong to. Due again at once while sessions wait.
- * Returns the profiles whose memory changed.
+ * then the memory entries they touched and the memory of every root profile they belong to.
+ * Due again at once while sessions wait. Returns the root profiles whose memory changed.
  */
 export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => number): Set<string> {
   const started = stopwatch();
-  const profiles = new Set<string>();
+  const touched = new Map<string, Subjects>();
+  const whole = new Set<string>();
+  let events = 0;
   for (;;) {
     const next = sql
       .exec<{ session_id: string; profile_id: string }>(
@@ -60,48 +65,59 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       .toArray()[0];
     if (!next) break;
     sql.exec("DELETE FROM compile_queue WHERE session_id = ?", next.session_id);
-    rebuildSession(sql, next.session_id, now);
-    profiles.add(next.profile_id);
-    if (stopwatch() - started >= SLICE_BUDGET_MS) {
+    const session = findSession(sql, next.session_id);
+    if (session) {
+      const subjects = touched.get(session.profileId) ?? noSubjects();
+      touched.set(session.profileId, subjects);
+      events += rebuildSession(sql, session, now, subjects);
+    } else {
+      whole.add(next.profile_id); // a `profile:` entry: its members changed
+    }
+    // The events count bounds a slice where the clock does not advance during work (production Workers).
+    if (events >= SLICE_EVENTS || stopwatch() - started >= SLICE_BUDGET_MS) {
       setTimer(sql, { kind: "memory.compile", key: "", dueAt: now, payload: null });
       break;
     }
   }
-  const roots = new Set<string>();
-  for (const profileId of profiles) roots.add(rootOf(sql, profileId)?.profileId ?? profileId);
-  for (const root of roots) writeMemory(sql, root, now);
-  return roots;
+  const roots = new Map<string, { subjects: Subjects; whole: boolean }>();
+  for (const profileId of new Set([...touched.keys(), ...whole])) {
+    const rootId = rootOf(sql, profileId)?.profileId ?? profileId;
+    const root = roots.get(rootId) ?? { subjects: noSubjects(), whole: false };
+    roots.set(rootId, root);
+    if (whole.has(profileId)) root.whole = true;
+    const subjects = touched.get(profileId);
+    if (subjects) addSubjects(root.subjects, subjects);
+  }
+  for (const [rootId, { subjects, whole }] of roots) {
+    const members = membersOf(sql, rootId);
+    if (whole) rebuildEntries(sql, rootId, members, now);
+    else writeEntries(sql, rootId, members, subjects, now);
+    writeMemory(sql, rootId, members, now);
+  }
+  return new Set(roots.keys());
 }
 
-/** Rebuilds one session's episode and derivations from its events (late data included). */
-function rebuildSession(sql: SqlStorage, sessionId: string, now: number): void {
-  const session = findSession(sql, sessionId);
-  if (!session) return; // a `profile:` entry: only its memory is written again
-  const events = sessionEvents(sql, sessionId);
+/** A promise's due time passed: its object's entries are compiled again, so that it shows as broken. */
+export function compileDuePromise(sql: SqlStorage, profileId: string, objectSubject: string, now: number): void {
+  const rootId = rootOf(sql, profileId)?.profileId ?? profileId;
+  const members = membersOf(sql, rootId);
+  const subjects = noSubjects();
+  subjects.objects.add(objectSubject);
+  writeEntries(sql, rootId, members, subjects, now);
+  writeMemory(sql, rootId, members, now);
+}
+
+/**
+ * Rebuilds one session's episode and derivations from its events (late data included), adding
+ * the subjects it touched. Returns how many events it compiled.
+ */
+function rebuildSession(sql: SqlStorage, session: SessionRecord, now: number, touched: Subjects): number {
+  const events = sessionEvents(sql, session.sessionId);
   const compiled = compileSession(events, { open: session.status === "open", handoffAt: session.handoffAt }, COMPILER_PARTS);
-  if (compiled.handoffAt !== null && compiled.handoffAt !== session.handoffAt) noteHandoff(sql, sessionId, compiled.handoffAt);
-  sql.exec("DELETE FROM derivations WHERE session_id = ?", sessionId);
-  if (compiled.derivations.length > 0) {
-    sql.exec(
-      `INSERT OR REPLACE INTO derivations (id, type, profile_id, session_id, item_id, source_id, subject, occurred_at, seq, body)
-       SELECT d.value ->> 0, d.value ->> 1, ?1, ?2, d.value ->> 2, d.value ->> 3, d.value ->> 4, d.value ->> 5, d.value ->> 6, d.value ->> 7
-       FROM json_each(?3) d`,
-      session.profileId,
-      sessionId,
-      JSON.stringify(
-        compiled.derivations.map((d) => [
-          d.id,
-          d.type,
-          d.itemId,
-          d.sourceId,
-          d.subject,
-          d.occurredAt,
-          d.seq,
-          JSON.stringify(d.body),
-        ]),
-      ),
-    );
+  if (compiled.handoffAt !== null && compiled.handoffAt !== session.handoffAt) {
+    noteHandoff(sql, session.sessionId, compiled.handoffAt);
   }
+  replaceDerivations(sql, session, compiled.derivations, touched);
   const episode: EpisodeRecord = {
     ...compiled.episode,
     conversation_id: session.kind === "conversation" ? session.conversationId : null,
@@ -112,7 +128,7 @@ function rebuildSession(sql: SqlStorage, sessionId: string, now: number): void {
     `INSERT INTO episodes (session_id, profile_id, started_at, ended_at, open, body) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (session_id) DO UPDATE SET profile_id = excluded.profile_id, started_at = excluded.started_at,
        ended_at = excluded.ended_at, open = excluded.open, body = excluded.body`,
-    sessionId,
+    session.sessionId,
     session.profileId,
     session.startedAt,
     session.closedAt ?? session.lastAt,
@@ -123,50 +139,29 @@ function rebuildSession(sql: SqlStorage, sessionId: string, now: number): void {
     sql,
     compiled.derivations.flatMap((d) =>
       d.type === "promise" && d.body.due_at !== null && d.body.due_at > now
-        ? [{ kind: "promise.due" as const, key: d.id, dueAt: d.body.due_at, payload: { profileId: session.profileId } }]
+        ? [
+            {
+              kind: "promise.due" as const,
+              key: d.id,
+              dueAt: d.body.due_at,
+              payload: { profileId: session.profileId, subject: d.subject },
+            },
+          ]
         : [],
     ),
   );
+  return events.length;
 }
 
 type EpisodeRecord = EpisodeBody & { conversation_id: string | null; channel: string | null; status: "open" | "closed" };
 
-interface DerivationRow {
-  id: string;
-  type: Derivation["type"];
-  item_id: string;
-  source_id: string;
-  subject: string;
-  occurred_at: number;
-  seq: number;
-  body: string;
-  [column: string]: SqlStorageValue;
-}
-
-/** Compiles a root profile's memory from its members' sessions, with a new version. */
-export function writeMemory(sql: SqlStorage, rootId: string, now: number): void {
-  const members = JSON.stringify(membersOf(sql, rootId));
-  const derivations = sql
-    .exec<DerivationRow>("SELECT d.* FROM json_each(?) m CROSS JOIN derivations d WHERE d.profile_id = m.value", members)
-    .toArray()
-    .map(
-      (row) =>
-        ({
-          id: row.id,
-          type: row.type,
-          itemId: row.item_id,
-          sourceId: row.source_id,
-          subject: row.subject,
-          occurredAt: row.occurred_at,
-          seq: row.seq,
-          body: JSON.parse(row.body),
-        }) as Derivation,
-    );
+/** Writes a root profile's memory from its entries and latest episodes, with a new version. */
+function writeMemory(sql: SqlStorage, rootId: string, members: readonly string[], now: number): void {
   const episodes = sql
     .exec<{ session_id: string; started_at: number; ended_at: number; body: string }>(
       `SELECT e.session_id, e.started_at, e.ended_at, e.body FROM json_each(?) m CROSS JOIN episodes e
        WHERE e.profile_id = m.value ORDER BY e.started_at DESC LIMIT ?`,
-      members,
+      JSON.stringify(members),
       EPISODES_IN_CONTEXT,
     )
     .toArray()
@@ -179,7 +174,7 @@ export function writeMemory(sql: SqlStorage, rootId: string, now: number): void 
         ended_at: new Date(row.ended_at).toISOString(),
       };
     });
-  const memory = memoryOf(derivations, episodes, now);
+  const memory = memoryFrom(listedEntries(sql, rootId), episodes);
   sql.exec(
     `INSERT INTO memories (profile_id, version, through_at, compiled_at, body) VALUES (?, 1, ?, ?, ?)
      ON CONFLICT (profile_id) DO UPDATE SET version = version + 1, through_at = excluded.through_at,

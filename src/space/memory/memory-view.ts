@@ -7,7 +7,8 @@ const CLOSING = /(^|\.)(closed|resolved|completed|cancelled|canceled|delivered)$
 const OPENING = /(^|\.)(opened|created)$/;
 /** Operations that do not keep a promise about their object. */
 const NOT_KEEPING = new Set(["promise", "cancel"]);
-const LIST_LIMIT = 20;
+/** How many open items, promises and objects a memory lists, newest first. */
+export const LIST_LIMIT = 20;
 
 export interface Fact {
   fact_id: string;
@@ -62,89 +63,196 @@ export interface Memory {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+type FactDerivation = Extract<Derivation, { type: "fact" }>;
+type ObjectDerivation = Extract<Derivation, { type: "object" }>;
+type PromiseDerivation = Extract<Derivation, { type: "promise" }>;
+type QuestionDerivation = Extract<Derivation, { type: "question" }>;
+
 /**
- * A profile's memory from what its sessions derived (every member's, merged by `occurred_at`)
- * and its latest episodes (DESIGN 3.7, 3.8). `now` decides which promises are broken.
+ * One thing a profile's memory holds, compiled from the derivations that share its `subject`
+ * (a fact's key, an object's `type\nid`, a question's id): a fact, an object, a promise about
+ * an object, or a question. The compiler keeps these per profile and recompiles only the
+ * subjects a change touched; `memoryFrom` lists them.
  */
-export function memoryOf(derivations: readonly Derivation[], episodes: readonly EpisodeView[], now: number): Memory {
-  const sorted = [...derivations].sort((a, b) => a.occurredAt - b.occurredAt || a.seq - b.seq || (a.id < b.id ? -1 : 1));
-  const facts = new Map<string, Extract<Derivation, { type: "fact" }>>();
-  const objects = new Map<string, { changes: Extract<Derivation, { type: "object" }>[] }>();
-  const promises: Extract<Derivation, { type: "promise" }>[] = [];
-  const questions: Extract<Derivation, { type: "question" }>[] = [];
-  for (const derivation of sorted) {
-    switch (derivation.type) {
-      case "fact":
-        facts.set(derivation.subject, derivation);
-        break;
-      case "object": {
-        const object = objects.get(derivation.subject) ?? { changes: [] };
-        object.changes.push(derivation);
-        objects.set(derivation.subject, object);
-        break;
-      }
-      case "promise":
-        promises.push(derivation);
-        break;
-      case "question":
-        questions.push(derivation);
-        break;
-    }
-  }
-
-  const objectViews = [...objects.entries()].map(([subject, { changes }]) => objectView(subject, changes));
-  const openObjects = objectViews.filter((object) => !closed(object, objects.get(objectKeyOf(object))?.changes ?? []));
-  const openedObjects = openObjects.filter((object) =>
-    (objects.get(objectKeyOf(object))?.changes ?? []).some(
-      (change) => change.body.operation === "create" || OPENING.test(change.body.canonical_type ?? ""),
-    ),
+export type MemoryEntry = EntryBase &
+  (
+    | { kind: "fact"; view: Fact }
+    | { kind: "object"; view: ObjectView }
+    | { kind: "promise"; view: PromiseView }
+    | { kind: "question"; view: null }
   );
-  const newestFirst = <T>(list: T[], at: (item: T) => string) =>
-    list.sort((a, b) => (at(a) < at(b) ? 1 : -1)).slice(0, LIST_LIMIT);
 
+interface EntryBase {
+  subject: string;
+  /** Unique within its kind and subject: the subject itself, or a promise's id. */
+  key: string;
+  /** When it was stated, changed or made: what its list is ordered by, newest first. */
+  at: number;
+  /** Whether its list shows it: every fact and promise, an object while it is open. */
+  listed: boolean;
+  openItem: OpenItem | null;
+}
+
+const byOccurrence = (a: Derivation, b: Derivation) => a.occurredAt - b.occurredAt || a.seq - b.seq || (a.id < b.id ? -1 : 1);
+
+/** A fact key's active value: the one stated last by `(occurred_at, seq)`. */
+export function factEntry(key: string, statements: readonly FactDerivation[]): MemoryEntry | null {
+  const fact = [...statements].sort(byOccurrence).at(-1);
+  if (!fact) return null;
   return {
-    facts: [...facts.values()]
-      .sort((a, b) => (a.subject < b.subject ? -1 : 1))
-      .map((fact) => ({
-        fact_id: fact.id,
-        key: fact.subject,
-        value: fact.body.value,
-        valid_from: iso(fact.occurredAt),
-        valid_to: null,
-        status: "active",
-        provenance: { event_id: fact.itemId, source_id: fact.sourceId },
-      })),
-    open_items: newestFirst(
-      [
-        ...questions
-          .filter((question) => question.body.answered_at === null)
-          .map((question) => ({
-            open_item_id: question.id,
-            kind: "question" as const,
-            summary: question.body.text,
-            opened_at: iso(question.occurredAt),
-          })),
-        ...openedObjects.map((object) => ({
-          open_item_id: objects.get(objectKeyOf(object))?.changes[0]?.id ?? "",
-          kind: "object" as const,
-          summary: `${object.object_type} ${object.object_id}: ${object.status ?? "open"}`,
-          opened_at: iso(objects.get(objectKeyOf(object))?.changes[0]?.occurredAt ?? 0),
-        })),
-      ],
-      (item) => item.opened_at,
-    ),
-    promises: newestFirst(
-      promises.map((promise) => promiseView(promise, objects.get(promise.subject)?.changes ?? [], now)),
-      (promise) => promise.made_at,
-    ),
-    episodes: [...episodes],
-    objects: newestFirst(openObjects, (object) => object.updated_at),
+    kind: "fact",
+    subject: key,
+    key,
+    at: fact.occurredAt,
+    listed: true,
+    openItem: null,
+    view: {
+      fact_id: fact.id,
+      key,
+      value: fact.body.value,
+      valid_from: iso(fact.occurredAt),
+      valid_to: null,
+      status: "active",
+      provenance: { event_id: fact.itemId, source_id: fact.sourceId },
+    },
   };
 }
 
-const objectKeyOf = (object: ObjectView) => `${object.object_type}\n${object.object_id}`;
+/** An object from its changes, and the promises made about it (whose status its changes decide). */
+export function objectEntries(
+  subject: string,
+  changes: readonly ObjectDerivation[],
+  promises: readonly PromiseDerivation[],
+  now: number,
+): MemoryEntry[] {
+  const ordered = [...changes].sort(byOccurrence);
+  const first = ordered[0];
+  const last = ordered.at(-1);
+  const entries: MemoryEntry[] = promises.map((promise) => {
+    const view = promiseView(promise, ordered, now);
+    return { kind: "promise", subject, key: promise.id, at: promise.occurredAt, listed: true, openItem: null, view };
+  });
+  if (!first || !last) return entries;
+  const view = objectView(subject, ordered);
+  const open = !closed(view, last);
+  const opened = ordered.some((change) => change.body.operation === "create" || OPENING.test(change.body.canonical_type ?? ""));
+  entries.push({
+    kind: "object",
+    subject,
+    key: subject,
+    at: last.occurredAt,
+    listed: open,
+    view,
+    openItem:
+      open && opened
+        ? {
+            open_item_id: first.id,
+            kind: "object",
+            summary: `${view.object_type} ${view.object_id}: ${view.status ?? "open"}`,
+            opened_at: iso(first.occurredAt),
+          }
+        : null,
+  });
+  return entries;
+}
 
-function objectView(subject: string, changes: Extract<Derivation, { type: "object" }>[]): ObjectView {
+/** A customer's question: an open item until an agent answered it in its session. */
+export function questionEntry(question: QuestionDerivation): MemoryEntry {
+  return {
+    kind: "question",
+    subject: question.id,
+    key: question.id,
+    at: question.occurredAt,
+    listed: false,
+    view: null,
+    openItem:
+      question.body.answered_at === null
+        ? { open_item_id: question.id, kind: "question", summary: question.body.text, opened_at: iso(question.occurredAt) }
+        : null,
+  };
+}
+
+/** Every entry of a profile's memory, compiled from all its derivations at once. */
+export function memoryEntries(derivations: readonly Derivation[], now: number): MemoryEntry[] {
+  const facts = new Map<string, FactDerivation[]>();
+  const objects = new Map<string, { changes: ObjectDerivation[]; promises: PromiseDerivation[] }>();
+  const entries: MemoryEntry[] = [];
+  const objectOf = (subject: string) => {
+    const object = objects.get(subject) ?? { changes: [], promises: [] };
+    objects.set(subject, object);
+    return object;
+  };
+  for (const derivation of derivations) {
+    switch (derivation.type) {
+      case "fact":
+        facts.set(derivation.subject, [...(facts.get(derivation.subject) ?? []), derivation]);
+        break;
+      case "object":
+        objectOf(derivation.subject).changes.push(derivation);
+        break;
+      case "promise":
+        objectOf(derivation.subject).promises.push(derivation);
+        break;
+      case "question":
+        entries.push(questionEntry(derivation));
+        break;
+    }
+  }
+  for (const [key, statements] of facts) {
+    const entry = factEntry(key, statements);
+    if (entry) entries.push(entry);
+  }
+  for (const [subject, { changes, promises }] of objects) entries.push(...objectEntries(subject, changes, promises, now));
+  return entries;
+}
+
+/** Newest first, then by key: the same order the compiler's indexed reads give. */
+const newestFirst = (a: { at: number; key: string }, b: { at: number; key: string }) =>
+  b.at - a.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/**
+ * A profile's memory as context answers it (DESIGN 3.7, 3.8): every active fact by key, and the
+ * newest `LIST_LIMIT` open items, promises and open objects. Entries beyond those limits may be
+ * left out of `entries` without changing the answer.
+ */
+export function memoryFrom(entries: readonly MemoryEntry[], episodes: readonly EpisodeView[]): Memory {
+  const facts: Fact[] = [];
+  const objects: (MemoryEntry & { kind: "object" })[] = [];
+  const promises: (MemoryEntry & { kind: "promise" })[] = [];
+  const openItems: { at: number; key: string; item: OpenItem }[] = [];
+  for (const entry of entries) {
+    if (entry.openItem) openItems.push({ at: Date.parse(entry.openItem.opened_at), key: entry.key, item: entry.openItem });
+    if (entry.kind === "fact") facts.push(entry.view);
+    else if (entry.kind === "object" && entry.listed) objects.push(entry);
+    else if (entry.kind === "promise") promises.push(entry);
+  }
+  return {
+    facts: facts.sort((a, b) => (a.key < b.key ? -1 : 1)),
+    open_items: openItems
+      .sort(newestFirst)
+      .slice(0, LIST_LIMIT)
+      .map(({ item }) => item),
+    promises: promises
+      .sort(newestFirst)
+      .slice(0, LIST_LIMIT)
+      .map(({ view }) => view),
+    episodes: [...episodes],
+    objects: objects
+      .sort(newestFirst)
+      .slice(0, LIST_LIMIT)
+      .map(({ view }) => view),
+  };
+}
+
+/**
+ * A profile's memory from what its sessions derived (every member's, merged by `occurred_at`)
+ * and its latest episodes. `now` decides which promises are broken.
+ */
+export function memoryOf(derivations: readonly Derivation[], episodes: readonly EpisodeView[], now: number): Memory {
+  return memoryFrom(memoryEntries(derivations, now), episodes);
+}
+
+function objectView(subject: string, changes: readonly ObjectDerivation[]): ObjectView {
   const [objectType = "", objectId = ""] = subject.split("\n");
   let status: string | null = null;
   const attributes: ObjectChange["attributes"] = {};
@@ -161,9 +269,8 @@ function objectView(subject: string, changes: Extract<Derivation, { type: "objec
   };
 }
 
-function closed(object: ObjectView, changes: Extract<Derivation, { type: "object" }>[]): boolean {
-  const last = changes.at(-1);
-  if (last?.body.operation === "cancel" || CLOSING.test(last?.body.canonical_type ?? "")) return true;
+function closed(object: ObjectView, last: ObjectDerivation): boolean {
+  if (last.body.operation === "cancel" || CLOSING.test(last.body.canonical_type ?? "")) return true;
   return object.status !== null && TERMINAL.test(object.status);
 }
 
@@ -172,16 +279,13 @@ function closed(object: ObjectView, changes: Extract<Derivation, { type: "object
  * a cancel, or a system event) no later than its due time; cancelled by a later cancel; broken
  * once due without either; open until then.
  */
-function promiseView(
-  promise: Extract<Derivation, { type: "promise" }>,
-  changes: Extract<Derivation, { type: "object" }>[],
-  now: number,
-): PromiseView {
+function promiseView(promise: PromiseDerivation, changes: readonly ObjectDerivation[], now: number): PromiseView {
   const due = promise.body.due_at;
-  const after = changes.filter(
-    (change) => change.occurredAt > promise.occurredAt || (change.occurredAt === promise.occurredAt && change.seq > promise.seq),
+  const within = changes.filter(
+    (change) =>
+      (change.occurredAt > promise.occurredAt || (change.occurredAt === promise.occurredAt && change.seq > promise.seq)) &&
+      (due === null || change.occurredAt <= due),
   );
-  const within = after.filter((change) => due === null || change.occurredAt <= due);
   const cancelled = within.some((change) => change.body.operation === "cancel");
   const kept = within.some((change) => !NOT_KEEPING.has(change.body.operation ?? ""));
   const status = kept ? "kept" : cancelled ? "cancelled" : due !== null && due <= now ? "broken" : "open";

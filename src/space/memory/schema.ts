@@ -63,9 +63,9 @@ export const episodes = sqliteTable(
 
 /**
  * What the compiler derived from each event, one row per thing: a fact value, an object's
- * change, a promise, an open question. Rebuilt with the event's session; the memory of a
- * profile is read from the rows of its members, so merges and undos need no rebuild of their own.
- * `id` is stable across rebuilds (derived from the event and the key). Owned by `compiler.ts`.
+ * change, a promise, an open question. Rebuilt with the event's session; a profile's memory
+ * entries are compiled from the rows of its members. `id` is stable across rebuilds (derived from
+ * the event and the key). Owned by `derivations.ts`.
  */
 export const derivations = sqliteTable(
   "derivations",
@@ -84,7 +84,7 @@ export const derivations = sqliteTable(
   },
   (table) => [
     primaryKey({ columns: [table.id] }),
-    index("derivations_profile").on(table.profileId, table.type, table.subject, table.occurredAt),
+    index("derivations_profile").on(table.profileId, table.type, table.subject, table.occurredAt, table.seq),
     index("derivations_session").on(table.sessionId),
   ],
 );
@@ -97,3 +97,30 @@ export const memories = sqliteTable("memories", {
   compiledAt: integer("compiled_at").notNull(),
   body: text("body").notNull(),
 });
+
+/**
+ * The entries of each root profile's memory (facts, objects, promises, questions), each compiled
+ * from the derivations of one subject across the profile's members. A compile rewrites only the
+ * subjects its sessions touched; the lists are read back newest first through `memory_entries_list`
+ * and `memory_entries_open`. Owned by `memory-entries.ts`.
+ */
+export const memoryEntries = sqliteTable(
+  "memory_entries",
+  {
+    profileId: text("profile_id").notNull(),
+    kind: text("kind").notNull(),
+    subject: text("subject").notNull(),
+    key: text("key").notNull(),
+    at: integer("at").notNull(),
+    listed: integer("listed").notNull(),
+    /** When it opened, while it is an open item; null otherwise. */
+    openAt: integer("open_at"),
+    view: text("view"),
+    openItem: text("open_item"),
+  },
+  (table) => [
+    primaryKey({ columns: [table.profileId, table.kind, table.subject, table.key] }),
+    index("memory_entries_list").on(table.profileId, table.kind, table.listed, table.at, table.key),
+    index("memory_entries_open").on(table.profileId, table.openAt, table.key),
+  ],
+);

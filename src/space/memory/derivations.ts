@@ -1,0 +1,139 @@
+import type { Derivation } from "./derivation";
+
+/** The subjects a change touched, by what their entries are: fact keys, objects, question ids. */
+export interface Subjects {
+  facts: Set<string>;
+  objects: Set<string>;
+  questions: Set<string>;
+}
+
+export const noSubjects = (): Subjects => ({ facts: new Set(), objects: new Set(), questions: new Set() });
+
+export function addSubjects(into: Subjects, from: Subjects): void {
+  for (const key of from.facts) into.facts.add(key);
+  for (const subject of from.objects) into.objects.add(subject);
+  for (const id of from.questions) into.questions.add(id);
+}
+
+function addSubject(into: Subjects, derivation: { type: Derivation["type"]; subject: string; id: string }): void {
+  if (derivation.type === "fact") into.facts.add(derivation.subject);
+  else if (derivation.type === "question") into.questions.add(derivation.id);
+  else into.objects.add(derivation.subject);
+}
+
+interface DerivationRow {
+  id: string;
+  type: Derivation["type"];
+  item_id: string;
+  source_id: string;
+  subject: string;
+  occurred_at: number;
+  seq: number;
+  body: string;
+  [column: string]: SqlStorageValue;
+}
+
+const derivationOf = (row: DerivationRow) =>
+  ({
+    id: row.id,
+    type: row.type,
+    itemId: row.item_id,
+    sourceId: row.source_id,
+    subject: row.subject,
+    occurredAt: row.occurred_at,
+    seq: row.seq,
+    body: JSON.parse(row.body),
+  }) as Derivation;
+
+/**
+ * Replaces what one session derived. Adds to `touched` the subjects of what it derived before
+ * and of what it derives now: the entries a compile must write again.
+ */
+export function replaceDerivations(
+  sql: SqlStorage,
+  session: { sessionId: string; profileId: string },
+  derivations: readonly Derivation[],
+  touched: Subjects,
+): void {
+  const before = sql.exec<{ type: Derivation["type"]; subject: string; id: string }>(
+    "SELECT type, subject, id FROM derivations WHERE session_id = ?",
+    session.sessionId,
+  );
+  for (const row of before) addSubject(touched, row);
+  for (const derivation of derivations) addSubject(touched, derivation);
+  sql.exec("DELETE FROM derivations WHERE session_id = ?", session.sessionId);
+  if (derivations.length === 0) return;
+  sql.exec(
+    `INSERT OR REPLACE INTO derivations (id, type, profile_id, session_id, item_id, source_id, subject, occurred_at, seq, body)
+     SELECT d.value ->> 0, d.value ->> 1, ?1, ?2, d.value ->> 2, d.value ->> 3, d.value ->> 4, d.value ->> 5, d.value ->> 6, d.value ->> 7
+     FROM json_each(?3) d`,
+    session.profileId,
+    session.sessionId,
+    JSON.stringify(
+      derivations.map((d) => [d.id, d.type, d.itemId, d.sourceId, d.subject, d.occurredAt, d.seq, JSON.stringify(d.body)]),
+    ),
+  );
+}
+
+/** Every subject the members' derivations have: what a whole rebuild of their memory writes. */
+export function subjectsOf(sql: SqlStorage, members: readonly string[]): Subjects {
+  const subjects = noSubjects();
+  const rows = sql.exec<{ type: Derivation["type"]; subject: string; id: string }>(
+    "SELECT d.type, d.subject, d.id FROM json_each(?) m CROSS JOIN derivations d WHERE d.profile_id = m.value",
+    JSON.stringify(members),
+  );
+  for (const row of rows) addSubject(subjects, row);
+  return subjects;
+}
+
+/** The members' derivations of one type about one subject (an object's changes, the promises about it). */
+export function derivationsAbout<T extends Derivation["type"]>(
+  sql: SqlStorage,
+  members: readonly string[],
+  type: T,
+  subject: string,
+): Extract<Derivation, { type: T }>[] {
+  return sql
+    .exec<DerivationRow>(
+      "SELECT d.* FROM json_each(?) m CROSS JOIN derivations d WHERE d.profile_id = m.value AND d.type = ? AND d.subject = ?",
+      JSON.stringify(members),
+      type,
+      subject,
+    )
+    .toArray()
+    .map((row) => derivationOf(row) as Extract<Derivation, { type: T }>);
+}
+
+/**
+ * The last statement of a fact key by each member, by `(occurred_at, seq)` through the index:
+ * a key restated 50,000 times costs one step per member, not 50,000.
+ */
+export function latestStatements(
+  sql: SqlStorage,
+  members: readonly string[],
+  key: string,
+): Extract<Derivation, { type: "fact" }>[] {
+  return members.flatMap((member) =>
+    sql
+      .exec<DerivationRow>(
+        `SELECT * FROM derivations WHERE profile_id = ? AND type = 'fact' AND subject = ?
+         ORDER BY occurred_at DESC, seq DESC LIMIT 1`,
+        member,
+        key,
+      )
+      .toArray()
+      .map((row) => derivationOf(row) as Extract<Derivation, { type: "fact" }>),
+  );
+}
+
+/** A question the members asked, by its id. */
+export function questionById(
+  sql: SqlStorage,
+  members: readonly string[],
+  id: string,
+): Extract<Derivation, { type: "question" }> | null {
+  const row = sql.exec<DerivationRow>("SELECT * FROM derivations WHERE id = ? AND type = 'question'", id).toArray()[0];
+  return row && members.includes(row.profile_id as string)
+    ? (derivationOf(row) as Extract<Derivation, { type: "question" }>)
+    : null;
+}

@@ -1,0 +1,118 @@
+import { derivationsAbout, latestStatements, questionById, type Subjects, subjectsOf } from "./derivations";
+import { factEntry, LIST_LIMIT, type MemoryEntry, objectEntries, questionEntry } from "./memory-view";
+
+interface EntryRow {
+  kind: MemoryEntry["kind"];
+  subject: string;
+  key: string;
+  at: number;
+  listed: number;
+  view: string | null;
+  open_item: string | null;
+  [column: string]: SqlStorageValue;
+}
+
+/**
+ * Compiles again the entries of a root profile's memory about the subjects touched, from its
+ * members' derivations: O(subjects touched), whatever the size of the profile's history.
+ */
+export function writeEntries(sql: SqlStorage, rootId: string, members: readonly string[], touched: Subjects, now: number): void {
+  const entries: MemoryEntry[] = [];
+  const cleared: [MemoryEntry["kind"], string][] = [];
+  for (const key of touched.facts) {
+    cleared.push(["fact", key]);
+    const entry = factEntry(key, latestStatements(sql, members, key));
+    if (entry) entries.push(entry);
+  }
+  for (const subject of touched.objects) {
+    cleared.push(["object", subject], ["promise", subject]);
+    const changes = derivationsAbout(sql, members, "object", subject);
+    const promises = derivationsAbout(sql, members, "promise", subject);
+    entries.push(...objectEntries(subject, changes, promises, now));
+  }
+  for (const id of touched.questions) {
+    cleared.push(["question", id]);
+    const question = questionById(sql, members, id);
+    if (question) entries.push(questionEntry(question));
+  }
+  for (const [kind, subject] of cleared) {
+    sql.exec("DELETE FROM memory_entries WHERE profile_id = ? AND kind = ? AND subject = ?", rootId, kind, subject);
+  }
+  if (entries.length === 0) return;
+  sql.exec(
+    `INSERT INTO memory_entries (profile_id, kind, subject, key, at, listed, open_at, view, open_item)
+     SELECT ?1, e.value ->> 0, e.value ->> 1, e.value ->> 2, e.value ->> 3, e.value ->> 4, e.value ->> 5, e.value ->> 6, e.value ->> 7
+     FROM json_each(?2) e`,
+    rootId,
+    JSON.stringify(
+      entries.map((entry) => [
+        entry.kind,
+        entry.subject,
+        entry.key,
+        entry.at,
+        entry.listed ? 1 : 0,
+        entry.openItem ? Date.parse(entry.openItem.opened_at) : null,
+        entry.view ? JSON.stringify(entry.view) : null,
+        entry.openItem ? JSON.stringify(entry.openItem) : null,
+      ]),
+    ),
+  );
+}
+
+/**
+ * Compiles a root profile's memory entries from scratch: after a merge or an undo changed its
+ * members. Drops what the members held as roots of their own.
+ */
+export function rebuildEntries(sql: SqlStorage, rootId: string, members: readonly string[], now: number): void {
+  sql.exec(
+    "DELETE FROM memory_entries WHERE profile_id IN (SELECT value FROM json_each(?))",
+    JSON.stringify([...new Set([rootId, ...members])]),
+  );
+  const subjects = subjectsOf(sql, members);
+  if (subjects.facts.size + subjects.objects.size + subjects.questions.size > 0) {
+    writeEntries(sql, rootId, members, subjects, now);
+  }
+}
+
+/**
+ * What `memoryFrom` needs of a root profile's entries: every fact, and the newest `LIST_LIMIT`
+ * open objects, promises and open items, each through its index.
+ */
+export function listedEntries(sql: SqlStorage, rootId: string): MemoryEntry[] {
+  const rows = new Map<string, EntryRow>();
+  for (const row of [
+    ...sql.exec<EntryRow>("SELECT * FROM memory_entries WHERE profile_id = ? AND kind = 'fact'", rootId),
+    ...sql.exec<EntryRow>(
+      `SELECT * FROM memory_entries WHERE profile_id = ? AND kind = 'object' AND listed = 1
+       ORDER BY at DESC, key LIMIT ?`,
+      rootId,
+      LIST_LIMIT,
+    ),
+    ...sql.exec<EntryRow>(
+      `SELECT * FROM memory_entries WHERE profile_id = ? AND kind = 'promise' AND listed = 1
+       ORDER BY at DESC, key LIMIT ?`,
+      rootId,
+      LIST_LIMIT,
+    ),
+    ...sql.exec<EntryRow>(
+      "SELECT * FROM memory_entries WHERE profile_id = ? AND open_at IS NOT NULL ORDER BY open_at DESC, key LIMIT ?",
+      rootId,
+      LIST_LIMIT,
+    ),
+  ]) {
+    // An open object may come twice: as an object and as an open item.
+    rows.set(`${row.kind}\n${row.subject}\n${row.key}`, row);
+  }
+  return [...rows.values()].map(
+    (row) =>
+      ({
+        kind: row.kind,
+        subject: row.subject,
+        key: row.key,
+        at: row.at,
+        listed: row.listed === 1,
+        view: row.view === null ? null : JSON.parse(row.view),
+        openItem: row.open_item === null ? null : JSON.parse(row.open_item),
+      }) as MemoryEntry,
+  );
+}
