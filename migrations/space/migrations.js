@@ -2,6 +2,8 @@ import m0000 from "./0000_init.sql";
 import m0001 from "./0001_identity.sql";
 import m0002 from "./0002_memory.sql";
 import m0003 from "./0003_memory_entries.sql";
+import m0004 from "./0004_navigation.sql";
+import m0005 from "./0005_search.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -11,5 +13,7 @@ export default {
     m0001,
     m0002,
     m0003,
+    m0004,
+    m0005,
   },
 };

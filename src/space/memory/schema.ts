@@ -26,6 +26,8 @@ export const sessions = sqliteTable(
     index("sessions_conversation").on(table.conversationKey, table.startedAt),
     index("sessions_conversation_id").on(table.conversationId, table.status),
     index("sessions_profile").on(table.profileId, table.status),
+    // The timeline walks a profile's sessions newest first: a session holds no event after its `last_at`.
+    index("sessions_profile_last").on(table.profileId, table.lastAt),
   ],
 );
 
@@ -124,3 +126,17 @@ export const memoryEntries = sqliteTable(
     index("memory_entries_open").on(table.profileId, table.openAt, table.key),
   ],
 );
+
+/**
+ * What feedback changed (SPEC `POST /v1/feedback`), by what it is about: a fact statement
+ * (`retract_fact`, `correct_fact`), an open item (`resolve_open_item`) or a session
+ * (`conversation_outcome`). The latest feedback on a target wins; the compiler applies these
+ * over what the events derived. Owned by `corrections.ts`.
+ */
+export const corrections = sqliteTable("corrections", {
+  targetId: text("target_id").primaryKey(),
+  action: text("action").notNull(),
+  value: text("value"),
+  itemId: text("item_id").notNull(),
+  seq: integer("seq").notNull(),
+});
