@@ -4,6 +4,7 @@ import m0002 from "./0002_memory.sql";
 import m0003 from "./0003_memory_entries.sql";
 import m0004 from "./0004_navigation.sql";
 import m0005 from "./0005_search.sql";
+import m0006 from "./0006_session_and_queue_order.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -15,5 +16,6 @@ export default {
     m0003,
     m0004,
     m0005,
+    m0006,
   },
 };

@@ -36,7 +36,11 @@ export const POLICIES = {
   profileRead: { scopes: ["context", "identify"], roles: ["review", "security", "vendor"] },
   identity: { scopes: ["identify"], roles: ["review"] },
   context: { scopes: ["context"], roles: ["review"] },
+  // A vendor person searches only what their bound sources wrote (README "Search").
+  search: { scopes: ["search"], roles: ["review", "vendor"] },
+  feedback: { scopes: ["act"], roles: ["review"] },
   identityReview: { roles: ["review"] },
+  measurement: { scopes: ["admin"], roles: ["analysis", "integration"] },
   // Control API (DESIGN 3.3)
   me: { roles: ROLES },
   people: { roles: ["admin"] },

@@ -18,7 +18,7 @@ export const MAX_BATCH_ITEMS = 500;
 export const MAX_BATCH_BYTES = 2_500_000;
 export const MAX_ITEM_BYTES = 1_000_000;
 
-const IdempotencyKeySchema = text(1, 256);
+export const IdempotencyKeySchema = text(1, 256);
 
 const ContentFields = {
   type: z.enum(["text", "audio", "image", "video", "file"]).optional(),

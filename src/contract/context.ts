@@ -41,7 +41,7 @@ const OpenItemSchema = z
   })
   .openapi("OpenItem");
 
-const PromiseSchema = z
+export const PromiseSchema = z
   .object({
     promise_id: z.string(),
     by: z.enum(["customer", "agent", "company"]),
@@ -52,7 +52,7 @@ const PromiseSchema = z
   })
   .openapi("Promise");
 
-const DerivedSchema = z.object({
+export const DerivedSchema = z.object({
   type: z.enum(["fact", "open_item", "promise", "object"]),
   id: z.string(),
   summary: z.string(),

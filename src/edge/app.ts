@@ -11,9 +11,14 @@ import { sourceRoutes } from "./control/sources";
 import { tenantRoutes } from "./control/tenants";
 import { batchRoutes } from "./data/batch";
 import { contextRoutes } from "./data/context";
+import { feedbackRoutes } from "./data/feedback";
+import { historyRoutes } from "./data/history";
 import { identityRoutes } from "./data/identity";
+import { measurementRoutes } from "./data/measurement";
 import { memoryStatsRoutes } from "./data/memory-stats";
 import { profileRoutes } from "./data/profiles";
+import { searchRoutes } from "./data/search";
+import { timelineRoutes } from "./data/timeline";
 import { whoamiRoutes } from "./data/whoami";
 import { openApiDocument } from "./openapi";
 import { referencePage } from "./reference-page";
@@ -28,7 +33,12 @@ const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
   .route("/", whoamiRoutes)
   .route("/", profileRoutes)
   .route("/", contextRoutes)
+  .route("/", searchRoutes)
+  .route("/", historyRoutes)
+  .route("/", timelineRoutes)
+  .route("/", feedbackRoutes)
   .route("/", memoryStatsRoutes)
+  .route("/", measurementRoutes)
   .route("/", identityRoutes);
 
 /** Control API, mounted at `/control` (host `control.<BASE_HOST>` is rewritten to it). */

@@ -1,5 +1,6 @@
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
-import { compileDuePromise, compileSlice, queueCompile } from "./memory/compiler";
+import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
+import { noSubjects } from "./memory/derivations";
 import { closeSession } from "./memory/sessions";
 import { type Timer, takeDueTimers } from "./timers";
 
@@ -39,7 +40,7 @@ function run(sql: SqlStorage, timer: Timer, now: number, stopwatch: () => number
       break;
     case "promise.due": {
       const { profileId, subject } = timer.payload as { profileId: string; subject: string };
-      compileDuePromise(sql, profileId, subject, now);
+      compileSubjects(sql, profileId, { ...noSubjects(), objects: new Set([subject]) }, now);
       break;
     }
   }

@@ -11,9 +11,11 @@ import { applyIdentity } from "./identity/intake";
 import { Resolution } from "./identity/resolution";
 import { requestSuggestions } from "./identity/suggestion-job";
 import { checkItem } from "./item-checks";
+import { measureBatch } from "./measurement/context-use";
 import { type LiveChanges, MemoryIntake } from "./memory/intake";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
+import { indexNewItems } from "./search/writes";
 
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>;
 
@@ -109,6 +111,8 @@ export function ingestBatch(
     }
     resolution.finish();
     live = memory.finish();
+    indexNewItems(intake.sql);
+    measureBatch(intake.sql, accepted, now);
     if (accepted > 0) requestSuggestions(intake.sql, now);
   });
   errors.sort((a, b) => a.index - b.index);
@@ -166,7 +170,8 @@ export interface Intake {
   insert: { text: string; names: (keyof ItemRow)[] };
 }
 
-type ItemRow = ReturnType<typeof row>;
+/** An items row; `type` and `kind` are wider than a batch item's (feedback is stored here too). */
+export type ItemRow = Omit<ReturnType<typeof row>, "type" | "kind"> & { type: string; kind: string | null };
 
 export function openIntake(db: Db, sql: SqlStorage): Intake {
   const p = (name: keyof ItemRow) => drizzleSql.placeholder(name);
@@ -201,13 +206,13 @@ export function openIntake(db: Db, sql: SqlStorage): Intake {
   return { db, sql, insert: { text: query.sql, names } };
 }
 
-function insertItem(intake: Intake, values: ItemRow): void {
+export function insertItem(intake: Intake, values: ItemRow): void {
   const { text, names } = intake.insert;
   intake.sql.exec(text, ...names.map((name) => values[name]));
 }
 
 /** The keys among `keys` already stored, in one statement (a JSON array: SQLite binds at most 100 values). */
-function storedKeys(intake: Intake, keys: readonly string[]): Set<string> {
+export function storedKeys(intake: Intake, keys: readonly string[]): Set<string> {
   const rows = intake.sql
     .exec<{ idempotency_key: string }>(
       "SELECT i.idempotency_key FROM json_each(?) j CROSS JOIN items i WHERE i.idempotency_key = j.value",

@@ -8,6 +8,13 @@ import { type Clock, systemClock } from "../clock";
 import type { BatchAnswer } from "../contract/batch";
 import { type ContextAnswer, ContextInputSchema } from "../contract/context";
 import {
+  type HistoryItem,
+  HistoryOpenInputSchema,
+  TimelineInputSchema,
+  type TimelinePage,
+  type TimelineQuery,
+} from "../contract/history";
+import {
   type Link,
   LinkInputSchema,
   LookupInputSchema,
@@ -16,6 +23,8 @@ import {
   type Suggestion,
   type SuggestionQuery,
 } from "../contract/identity";
+import type { ContextUseQuery, ContextUseReport } from "../contract/measurement";
+import { type ProfileSearchQuery, SearchInputSchema, type SearchPage } from "../contract/search";
 import type { Env } from "../env";
 import { type BodyInput, parseJsonBody } from "../http/body";
 import { parseOrRefuse } from "../http/issues";
@@ -30,10 +39,16 @@ import { lookupProfile, mergeView, readProfile } from "./identity/profile-view";
 import { type JobStatus, suggestionJobStatus } from "./identity/suggestion-job";
 import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity/suggestions";
 import { type Intake, ingestBatch, openIntake } from "./intake";
+import { contextUseReport } from "./measurement/context-use";
 import { compileQueueLength, queueProfile } from "./memory/compiler";
 import { contextOf, contextOfHandle } from "./memory/context";
+import { ingestFeedback } from "./memory/feedback";
+import { DEFAULT_HISTORY_TEXT_LEVEL, historyItem, openHistory, showsText } from "./memory/history";
 import { HotTier } from "./memory/hot-tier";
+import { timelineOf, timelineOfHandle, timelineRequest } from "./memory/timeline";
 import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
+import type { TermCache } from "./search/query";
+import { searchProfile, searchSpace } from "./search/search";
 import { nextDueAt } from "./timers";
 
 /** How many rounds of due timers one alarm runs, and for how long at most, before it yields to a new alarm. */
@@ -69,6 +84,8 @@ export class SpaceObject extends DurableObject<Env> {
   #replica: Replica = { space: null, keys: new Map(), sources: new Map(), config: { version: 0, values: {} } };
   /** The events of open sessions, per profile, in memory (DESIGN 3.8); rebuilt from SQLite as needed. */
   #hot = new HotTier(DEFAULT_HOT_TIER_BUDGET_MB * MB);
+  /** Estimated document frequencies of frequent search terms (rebuilt as needed). */
+  #searchTerms: TermCache = new Map();
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
 
@@ -169,10 +186,73 @@ export class SpaceObject extends DurableObject<Env> {
     });
   }
 
+  /** `POST /v1/search` (a body) and `GET /v1/profiles/{id}/search` (a profile id and its query string). */
+  async search(
+    credential: PresentedCredential,
+    request: { body: BodyInput } | { profileId: string; query: ProfileSearchQuery },
+  ): Promise<Outcome<SearchPage>> {
+    return this.#admitted(credential, POLICIES.search, (caller) => {
+      const viewer = viewerOf(caller);
+      if ("profileId" in request) return searchProfile(this.#sql, request.profileId, request.query, viewer, this.#searchTerms);
+      const input = parseOrRefuse(SearchInputSchema, parseJsonBody(request.body));
+      return searchSpace(this.#sql, input, viewer, this.#searchTerms);
+    });
+  }
+
   async profileContext(credential: PresentedCredential, profileId: string): Promise<Outcome<ContextAnswer>> {
     return this.#admitted(credential, POLICIES.context, (caller, now) =>
       contextOf(this.#sql, profileId, { hot: this.#hot, viewer: viewerOf(caller), now }),
     );
+  }
+
+  async contextUse(credential: PresentedCredential, query: ContextUseQuery): Promise<Outcome<ContextUseReport>> {
+    return this.#admitted(credential, POLICIES.measurement, (_caller, now) => contextUseReport(this.#sql, query, now));
+  }
+
+  async giveFeedback(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
+    return this.#admitted(credential, POLICIES.feedback, ({ principal }, now) => {
+      const giver =
+        principal.kind === "key"
+          ? { sourceId: principal.sourceId, keyId: principal.keyId, test: principal.mode === "test" }
+          : { sourceId: `person:${principal.personId}`, keyId: `person:${principal.personId}`, test: false };
+      return ingestFeedback(this.#intake, giver, parseJsonBody(body), now);
+    });
+  }
+
+  /** `POST /v1/history/open`: text at the space's `history_text_level`, against the verification claimed (capped by the source's ceiling). */
+  async openHistory(credential: PresentedCredential, body: BodyInput): Promise<Outcome<HistoryItem>> {
+    return this.#admitted(credential, POLICIES.context, (caller, now) => {
+      const { verification, ...input } = parseOrRefuse(HistoryOpenInputSchema, parseJsonBody(body));
+      const textLevel = this.#replica.config.values.history_text_level ?? DEFAULT_HISTORY_TEXT_LEVEL;
+      const showText = showsText(verification, textLevel, caller.source?.verificationCeiling ?? null);
+      return openHistory(this.#sql, input, { viewer: viewerOf(caller), showText, now });
+    });
+  }
+
+  /** `GET /v1/history/items/{item_id}`: no customer and no verification in the request, so read as `V0`. */
+  async historyItem(credential: PresentedCredential, itemId: string): Promise<Outcome<HistoryItem>> {
+    return this.#admitted(credential, POLICIES.context, (caller, now) => {
+      const textLevel = this.#replica.config.values.history_text_level ?? DEFAULT_HISTORY_TEXT_LEVEL;
+      return historyItem(this.#sql, itemId, { viewer: viewerOf(caller), showText: showsText("V0", textLevel, null), now });
+    });
+  }
+
+  async readTimeline(credential: PresentedCredential, body: BodyInput): Promise<Outcome<TimelinePage>> {
+    return this.#admitted(credential, POLICIES.context, (caller) => {
+      const input = parseOrRefuse(TimelineInputSchema, parseJsonBody(body));
+      return timelineOfHandle(this.#sql, input.handle, timelineRequest(input, "cursor", viewerOf(caller)));
+    });
+  }
+
+  async profileTimeline(
+    credential: PresentedCredential,
+    profileId: string,
+    query: TimelineQuery,
+  ): Promise<Outcome<TimelinePage>> {
+    return this.#admitted(credential, POLICIES.context, (caller) => {
+      const channels = query.channels?.split(",");
+      return timelineOf(this.#sql, profileId, timelineRequest({ ...query, channels }, "query.cursor", viewerOf(caller)));
+    });
   }
 
   /** What the hot tier holds against its budget, and what waits for the compiler (operators, the benchmark). */

@@ -36,10 +36,22 @@ interface Request {
 }
 
 /** Refusals of a valid request that depend on state or time, not on shape (README). */
-const STATE_RULES = [/^expires_at: in_the_past$/, /^query\.cursor: not_issued_by_this_service$/];
+const STATE_RULES = [
+  /^expires_at: in_the_past$/,
+  // A cursor in a query string (`query.cursor`) or in a body (`cursor`).
+  /^(query\.)?cursor: not_issued_by_this_service$/,
+  // Context use: the range between two dates (and to today, by default) is not a shape.
+  /^query: (from_after_to|range_over_90_days)$/,
+];
 const STATE_ITEM_CODES = new Set(["scope_missing", "operation_not_allowed", "verification_not_allowed", "not_found"]);
-/** The one rule the document states only in words: a phone must be a possible number for its country. */
-const WORDED_RULES = [/\.value: phone_not_normalizable$/];
+/** Routes whose items are checked one by one: a broken item is refused alone (`207`). */
+const ITEMIZED = new Set(["/v1/batch", "/v1/feedback"]);
+/** Rules the document states only in words: a phone must be a possible number for its country; FTS5 syntax. */
+const WORDED_RULES = [
+  /\.value: phone_not_normalizable$/,
+  // FTS5's query grammar (search `mode: "fts5"`) is stated in words, not in a schema.
+  /^query: fts5_syntax_error$/,
+];
 
 /**
  * About 60 s in all on this machine: the requests are shared among the operations, so routes
@@ -281,7 +293,7 @@ function violationsOfRequest(operation: Operation, request: Request): Broken[] {
   if (body) {
     for (const violation of violationsOf(set, body, request.body)) {
       const [first, index, ...rest] = violation.path;
-      const inItem = operation.path === "/v1/batch" && first === "items" && typeof index === "number";
+      const inItem = ITEMIZED.has(operation.path) && first === "items" && typeof index === "number";
       // Without `kind` an event is a message (the default kind), whose own rules name other fields.
       if (inItem && violation.what === "missing" && rest.length === 1 && rest[0] === "kind") continue;
       out.push({

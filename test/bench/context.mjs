@@ -9,8 +9,12 @@
 //   - live_first_read and visibility_p99_ms: a message batch answered, then one read: is it in
 //     `live` (the fraction of trials), and how long from sending the batch to that read's answer;
 //   - recompile_p99_ms: a system event answered → its fact in compiled memory (polled);
-//   - hot_tier_mb: what the hot tier holds at the end (GET {base}/v1/ops/memory).
+//   - feedback_to_context_p99_ms: a `correct_fact` sent → the corrected value in context (polled);
+//   - hot_tier_mb: what the hot tier holds at the end (GET {base}/v1/ops/memory);
+//   - timeline, search and recall figures: see timeline.mjs and search.mjs.
 import { seedDemo } from "../../scripts/seed-demo.mjs";
+import { measureRecall, measureSearch } from "./search.mjs";
+import { measureTimeline } from "./timeline.mjs";
 
 const BATCH = 500;
 const CHANNELS = ["whatsapp", "app", "email", "voice"];
@@ -227,6 +231,32 @@ export async function contextFigures(origin, operatorToken, { profiles, perProfi
       }
       recompile.push(performance.now() - t0);
     }
+    const feedbackToContext = [];
+    for (let t = 0; t < 100; t++) {
+      const handle = handleOf(Math.floor(Math.random() * profiles));
+      const tier = (await context(base, demo.key, { handle })).memory.facts.find((fact) => fact.key === "tier");
+      if (!tier) throw new Error("feedback: a seeded profile has no tier fact");
+      const value = `corrected-${t}`;
+      const t0 = performance.now();
+      await send(`${base}/v1/feedback`, demo.key, {
+        items: [{ action: "correct_fact", idempotency_key: `feedback-${t}`, fact_id: tier.fact_id, value }],
+      });
+      for (;;) {
+        const answer = await context(base, demo.key, { handle });
+        if (answer.memory.facts.some((fact) => fact.key === "tier" && fact.value === value)) break;
+        if (performance.now() - t0 > 30_000) throw new Error("feedback: a correction did not reach the context within 30 s");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      feedbackToContext.push(performance.now() - t0);
+    }
+    // Navigating memory (issue: navigation), on the same seeded space under the same ingest.
+    const floorP99 = percentile(sortedCopy(floor), 99);
+    const handles = Array.from({ length: 200 }, () => handleOf(Math.floor(Math.random() * profiles)));
+    const navigation = {
+      ...(await measureTimeline({ url: base, key: demo.key, handles, largeHandle: handleOf(profiles), floorP99 })),
+      ...(await measureSearch({ url: base, key: demo.key, handles, floorP99 })),
+      ...(await measureRecall({ url: base, key: demo.key })),
+    };
     const stats = await memoryStats(base, operatorToken);
     const f = sortedCopy(floor);
     const c = sortedCopy(reads50);
@@ -241,6 +271,8 @@ export async function contextFigures(origin, operatorToken, { profiles, perProfi
       liveFirstRead: live / trials,
       visibilityP99: percentile(sortedCopy(visibility), 99),
       recompileP99: percentile(sortedCopy(recompile), 99),
+      feedbackToContextP99: percentile(sortedCopy(feedbackToContext), 99),
+      navigation,
       hotTierMb: stats.hot_tier_bytes / (1024 * 1024),
       backgroundItems: await background.stop(),
       seedCompileS,

@@ -1,6 +1,8 @@
 import { membersOf, rootOf } from "../identity/profiles";
+import { indexSession } from "../search/writes";
 import { setTimer, setTimerOnce, setTimers } from "../timers";
-import { compileSession, type EpisodeBody } from "./derivation";
+import { correctionOf } from "./corrections";
+import { compileSession, type EpisodeBody, type Outcome } from "./derivation";
 import { addSubjects, noSubjects, replaceDerivations, type Subjects } from "./derivations";
 import { type Extractor, patternExtractor } from "./extractor";
 import { listedEntries, rebuildEntries, writeEntries } from "./memory-entries";
@@ -13,7 +15,9 @@ import { extractiveSummarizer, type Summarizer } from "./summarizer";
 export const COMPILE_DEBOUNCE_MS = 200;
 /** How long one slice of compiling may hold the object, and how many events it compiles at most. */
 export const SLICE_BUDGET_MS = 8;
-export const SLICE_EVENTS = 1_000;
+export const SLICE_EVENTS = 500;
+/** How many queued sessions one read of the queue takes. */
+const QUEUE_READ = 32;
 const EPISODES_IN_CONTEXT = 5;
 
 /** The replaceable parts (README "Memory"): a model-backed summarizer or extractor goes here. */
@@ -57,26 +61,31 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
   const touched = new Map<string, Subjects>();
   const whole = new Set<string>();
   let events = 0;
-  for (;;) {
+  let more = true;
+  while (more) {
     const next = sql
       .exec<{ session_id: string; profile_id: string }>(
-        "SELECT session_id, profile_id FROM compile_queue ORDER BY queued_at LIMIT 1",
+        "SELECT session_id, profile_id FROM compile_queue ORDER BY queued_at, session_id LIMIT ?",
+        QUEUE_READ,
       )
-      .toArray()[0];
-    if (!next) break;
-    sql.exec("DELETE FROM compile_queue WHERE session_id = ?", next.session_id);
-    const session = findSession(sql, next.session_id);
-    if (session) {
-      const subjects = touched.get(session.profileId) ?? noSubjects();
-      touched.set(session.profileId, subjects);
-      events += rebuildSession(sql, session, now, subjects);
-    } else {
-      whole.add(next.profile_id); // a `profile:` entry: its members changed
-    }
-    // The events count bounds a slice where the clock does not advance during work (production Workers).
-    if (events >= SLICE_EVENTS || stopwatch() - started >= SLICE_BUDGET_MS) {
-      setTimer(sql, { kind: "memory.compile", key: "", dueAt: now, payload: null });
-      break;
+      .toArray();
+    if (next.length < QUEUE_READ) more = false;
+    for (const { session_id: sessionId, profile_id: profileId } of next) {
+      sql.exec("DELETE FROM compile_queue WHERE session_id = ?", sessionId);
+      const session = findSession(sql, sessionId);
+      if (session) {
+        const subjects = touched.get(session.profileId) ?? noSubjects();
+        touched.set(session.profileId, subjects);
+        events += rebuildSession(sql, session, now, subjects);
+      } else {
+        whole.add(profileId); // a `profile:` entry: its members changed
+      }
+      // The events count bounds a slice where the clock does not advance during work (production Workers).
+      if (events >= SLICE_EVENTS || stopwatch() - started >= SLICE_BUDGET_MS) {
+        setTimer(sql, { kind: "memory.compile", key: "", dueAt: now, payload: null });
+        more = false;
+        break;
+      }
     }
   }
   const roots = new Map<string, { subjects: Subjects; whole: boolean }>();
@@ -97,12 +106,13 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
   return new Set(roots.keys());
 }
 
-/** A promise's due time passed: its object's entries are compiled again, so that it shows as broken. */
-export function compileDuePromise(sql: SqlStorage, profileId: string, objectSubject: string, now: number): void {
+/**
+ * Compiles again the entries of some subjects of a profile's memory, and its memory, at once:
+ * a promise came due, or feedback changed a fact or an open item.
+ */
+export function compileSubjects(sql: SqlStorage, profileId: string, subjects: Subjects, now: number): void {
   const rootId = rootOf(sql, profileId)?.profileId ?? profileId;
   const members = membersOf(sql, rootId);
-  const subjects = noSubjects();
-  subjects.objects.add(objectSubject);
   writeEntries(sql, rootId, members, subjects, now);
   writeMemory(sql, rootId, members, now);
 }
@@ -118,8 +128,10 @@ function rebuildSession(sql: SqlStorage, session: SessionRecord, now: number, to
     noteHandoff(sql, session.sessionId, compiled.handoffAt);
   }
   replaceDerivations(sql, session, compiled.derivations, touched);
+  const outcome = correctionOf(sql, session.sessionId);
   const episode: EpisodeRecord = {
     ...compiled.episode,
+    ...(outcome?.action === "conversation_outcome" ? { outcome: outcome.value as Outcome } : {}),
     conversation_id: session.kind === "conversation" ? session.conversationId : null,
     channel: session.channel,
     status: session.status,
@@ -135,6 +147,7 @@ function rebuildSession(sql: SqlStorage, session: SessionRecord, now: number, to
     session.status === "open" ? 1 : 0,
     JSON.stringify(episode),
   );
+  indexSession(sql, session, episode.summary, compiled.derivations);
   setTimers(
     sql,
     compiled.derivations.flatMap((d) =>

@@ -5,6 +5,7 @@ import { normalizeHandle } from "../identity/handles";
 import { linksOfRoot } from "../identity/links";
 import { profileView, type Viewer } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
+import { recordServedContext } from "../measurement/served-contexts";
 import { compiledMemory } from "./compiler";
 import { type HotTier, LIVE_LIMIT } from "./hot-tier";
 import { type LiveEntry, liveItemOf } from "./live";
@@ -52,6 +53,7 @@ export function contextOf(sql: SqlStorage, profileId: string, read: ContextRead)
     ...(read.about ? { about: aboutOf(sql, profile.profile_id, read.about) } : {}),
   };
   const etag = `"${fingerprint(JSON.stringify([profile_id, body]))}"`;
+  recordServedContext(sql, etag, profile_id, read.now);
   if (read.knownEtag === etag) return { unchanged: true, etag };
   return { profile_id, etag, as_of: new Date(read.now).toISOString(), ...body };
 }

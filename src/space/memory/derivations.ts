@@ -137,3 +137,9 @@ export function questionById(
     ? (derivationOf(row) as Extract<Derivation, { type: "question" }>)
     : null;
 }
+
+/** One derivation by its id (a `fact_id`, an `open_item_id`), with the profile whose session derived it. */
+export function derivationById(sql: SqlStorage, id: string): { derivation: Derivation; profileId: string } | null {
+  const row = sql.exec<DerivationRow>("SELECT * FROM derivations WHERE id = ?", id).toArray()[0];
+  return row ? { derivation: derivationOf(row), profileId: row.profile_id as string } : null;
+}

@@ -1,3 +1,4 @@
+import { correctionsOf } from "./corrections";
 import { derivationsAbout, latestStatements, questionById, type Subjects, subjectsOf } from "./derivations";
 import { factEntry, LIST_LIMIT, type MemoryEntry, objectEntries, questionEntry } from "./memory-view";
 
@@ -17,24 +18,31 @@ interface EntryRow {
  * members' derivations: O(subjects touched), whatever the size of the profile's history.
  */
 export function writeEntries(sql: SqlStorage, rootId: string, members: readonly string[], touched: Subjects, now: number): void {
-  const entries: MemoryEntry[] = [];
   const cleared: [MemoryEntry["kind"], string][] = [];
-  for (const key of touched.facts) {
+  const facts = [...touched.facts].map((key) => ({ key, statements: latestStatements(sql, members, key) }));
+  const objects = [...touched.objects].map((subject) => ({
+    subject,
+    changes: derivationsAbout(sql, members, "object", subject),
+    promises: derivationsAbout(sql, members, "promise", subject),
+  }));
+  const questions = [...touched.questions].flatMap((id) => questionById(sql, members, id) ?? []);
+  const corrections = correctionsOf(sql, [
+    ...facts.flatMap(({ statements }) => statements.map((statement) => statement.id)),
+    ...objects.flatMap(({ changes }) => changes.map((change) => change.id)),
+    ...questions.map((question) => question.id),
+  ]);
+  const entries: MemoryEntry[] = [];
+  for (const { key, statements } of facts) {
     cleared.push(["fact", key]);
-    const entry = factEntry(key, latestStatements(sql, members, key));
+    const entry = factEntry(key, statements, corrections);
     if (entry) entries.push(entry);
   }
-  for (const subject of touched.objects) {
+  for (const { subject, changes, promises } of objects) {
     cleared.push(["object", subject], ["promise", subject]);
-    const changes = derivationsAbout(sql, members, "object", subject);
-    const promises = derivationsAbout(sql, members, "promise", subject);
-    entries.push(...objectEntries(subject, changes, promises, now));
+    entries.push(...objectEntries(subject, changes, promises, now, corrections));
   }
-  for (const id of touched.questions) {
-    cleared.push(["question", id]);
-    const question = questionById(sql, members, id);
-    if (question) entries.push(questionEntry(question));
-  }
+  for (const id of touched.questions) cleared.push(["question", id]);
+  for (const question of questions) entries.push(questionEntry(question, corrections));
   for (const [kind, subject] of cleared) {
     sql.exec("DELETE FROM memory_entries WHERE profile_id = ? AND kind = ? AND subject = ?", rootId, kind, subject);
   }

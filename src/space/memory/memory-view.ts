@@ -1,3 +1,4 @@
+import type { Correction } from "./corrections";
 import type { Derivation, EpisodeBody, ObjectChange, PromiseBy } from "./derivation";
 
 /** Object statuses after which nothing more is expected. */
@@ -88,35 +89,47 @@ interface EntryBase {
   key: string;
   /** When it was stated, changed or made: what its list is ordered by, newest first. */
   at: number;
-  /** Whether its list shows it: every fact and promise, an object while it is open. */
+  /** Whether its list shows it: a fact unless retracted, every promise, an object while it is open. */
   listed: boolean;
   openItem: OpenItem | null;
 }
 
 const byOccurrence = (a: Derivation, b: Derivation) => a.occurredAt - b.occurredAt || a.seq - b.seq || (a.id < b.id ? -1 : 1);
 
-/** A fact key's active value: the one stated last by `(occurred_at, seq)`. */
-export function factEntry(key: string, statements: readonly FactDerivation[]): MemoryEntry | null {
+/**
+ * A fact key's active value: the one stated last by `(occurred_at, seq)`, as feedback left it
+ * (`corrections` by statement id). A retracted statement takes its key out of the memory until
+ * a newer statement; a corrected one shows the corrected value with its provenance.
+ */
+export function factEntry(key: string, statements: readonly FactDerivation[], corrections: Corrections): MemoryEntry | null {
   const fact = [...statements].sort(byOccurrence).at(-1);
   if (!fact) return null;
+  const correction = corrections.get(fact.id);
+  const retracted = correction?.action === "retract_fact";
+  const corrected = correction?.action === "correct_fact" && correction.value !== null;
   return {
     kind: "fact",
     subject: key,
     key,
     at: fact.occurredAt,
-    listed: true,
+    listed: !retracted,
     openItem: null,
     view: {
       fact_id: fact.id,
       key,
-      value: fact.body.value,
+      value: corrected ? (correction.value as string) : fact.body.value,
       valid_from: iso(fact.occurredAt),
       valid_to: null,
-      status: "active",
+      status: retracted ? "retracted" : corrected ? "corrected" : "active",
       provenance: { event_id: fact.itemId, source_id: fact.sourceId },
     },
   };
 }
+
+/** Feedback by target id (a fact statement, an open item): see `corrections.ts`. */
+export type Corrections = ReadonlyMap<string, Correction>;
+
+const resolved = (corrections: Corrections, openItemId: string) => corrections.get(openItemId)?.action === "resolve_open_item";
 
 /** An object from its changes, and the promises made about it (whose status its changes decide). */
 export function objectEntries(
@@ -124,6 +137,7 @@ export function objectEntries(
   changes: readonly ObjectDerivation[],
   promises: readonly PromiseDerivation[],
   now: number,
+  corrections: Corrections,
 ): MemoryEntry[] {
   const ordered = [...changes].sort(byOccurrence);
   const first = ordered[0];
@@ -144,7 +158,7 @@ export function objectEntries(
     listed: open,
     view,
     openItem:
-      open && opened
+      open && opened && !resolved(corrections, first.id)
         ? {
             open_item_id: first.id,
             kind: "object",
@@ -156,8 +170,8 @@ export function objectEntries(
   return entries;
 }
 
-/** A customer's question: an open item until an agent answered it in its session. */
-export function questionEntry(question: QuestionDerivation): MemoryEntry {
+/** A customer's question: an open item until an agent answered it in its session, or feedback resolved it. */
+export function questionEntry(question: QuestionDerivation, corrections: Corrections): MemoryEntry {
   return {
     kind: "question",
     subject: question.id,
@@ -166,14 +180,14 @@ export function questionEntry(question: QuestionDerivation): MemoryEntry {
     listed: false,
     view: null,
     openItem:
-      question.body.answered_at === null
+      question.body.answered_at === null && !resolved(corrections, question.id)
         ? { open_item_id: question.id, kind: "question", summary: question.body.text, opened_at: iso(question.occurredAt) }
         : null,
   };
 }
 
 /** Every entry of a profile's memory, compiled from all its derivations at once. */
-export function memoryEntries(derivations: readonly Derivation[], now: number): MemoryEntry[] {
+export function memoryEntries(derivations: readonly Derivation[], now: number, corrections: Corrections): MemoryEntry[] {
   const facts = new Map<string, FactDerivation[]>();
   const objects = new Map<string, { changes: ObjectDerivation[]; promises: PromiseDerivation[] }>();
   const entries: MemoryEntry[] = [];
@@ -194,15 +208,16 @@ export function memoryEntries(derivations: readonly Derivation[], now: number): 
         objectOf(derivation.subject).promises.push(derivation);
         break;
       case "question":
-        entries.push(questionEntry(derivation));
+        entries.push(questionEntry(derivation, corrections));
         break;
     }
   }
   for (const [key, statements] of facts) {
-    const entry = factEntry(key, statements);
+    const entry = factEntry(key, statements, corrections);
     if (entry) entries.push(entry);
   }
-  for (const [subject, { changes, promises }] of objects) entries.push(...objectEntries(subject, changes, promises, now));
+  for (const [subject, { changes, promises }] of objects)
+    entries.push(...objectEntries(subject, changes, promises, now, corrections));
   return entries;
 }
 
@@ -222,7 +237,7 @@ export function memoryFrom(entries: readonly MemoryEntry[], episodes: readonly E
   const openItems: { at: number; key: string; item: OpenItem }[] = [];
   for (const entry of entries) {
     if (entry.openItem) openItems.push({ at: Date.parse(entry.openItem.opened_at), key: entry.key, item: entry.openItem });
-    if (entry.kind === "fact") facts.push(entry.view);
+    if (entry.kind === "fact" && entry.listed) facts.push(entry.view);
     else if (entry.kind === "object" && entry.listed) objects.push(entry);
     else if (entry.kind === "promise") promises.push(entry);
   }
@@ -248,8 +263,13 @@ export function memoryFrom(entries: readonly MemoryEntry[], episodes: readonly E
  * A profile's memory from what its sessions derived (every member's, merged by `occurred_at`)
  * and its latest episodes. `now` decides which promises are broken.
  */
-export function memoryOf(derivations: readonly Derivation[], episodes: readonly EpisodeView[], now: number): Memory {
-  return memoryFrom(memoryEntries(derivations, now), episodes);
+export function memoryOf(
+  derivations: readonly Derivation[],
+  episodes: readonly EpisodeView[],
+  now: number,
+  corrections: Corrections = new Map(),
+): Memory {
+  return memoryFrom(memoryEntries(derivations, now, corrections), episodes);
 }
 
 function objectView(subject: string, changes: readonly ObjectDerivation[]): ObjectView {

@@ -26,8 +26,9 @@ export const sessions = sqliteTable(
     index("sessions_conversation").on(table.conversationKey, table.startedAt),
     index("sessions_conversation_id").on(table.conversationId, table.status),
     index("sessions_profile").on(table.profileId, table.status),
-    // The timeline walks a profile's sessions newest first: a session holds no event after its `last_at`.
-    index("sessions_profile_last").on(table.profileId, table.lastAt),
+    // The timeline walks a profile's sessions newest first: a session holds no event after its `last_at`
+    // nor before its `started_at`, both read from the index.
+    index("sessions_profile_last").on(table.profileId, table.lastAt, table.startedAt),
   ],
 );
 
@@ -46,7 +47,11 @@ export const compileQueue = sqliteTable(
     events: integer("events").notNull(),
     queuedAt: integer("queued_at").notNull(),
   },
-  (table) => [index("compile_queue_profile").on(table.profileId)],
+  (table) => [
+    index("compile_queue_profile").on(table.profileId),
+    // Slices take the oldest first: without this index each pick scanned the whole queue.
+    index("compile_queue_queued").on(table.queuedAt, table.sessionId),
+  ],
 );
 
 /** One episode per session (DESIGN 3.7), rebuilt with its session. Owned by `compiler.ts`. */

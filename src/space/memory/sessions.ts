@@ -372,3 +372,18 @@ export function noteHandoff(sql: SqlStorage, sessionId: string, at: number): voi
     at,
   );
 }
+
+/** The latest session of a conversation (by any of its ids) of each profile that has one. */
+export function latestSessionsOf(sql: SqlStorage, conversationId: string): SessionRecord[] {
+  const first =
+    sql
+      .exec<{ conversation_id: string }>("SELECT conversation_id FROM conversation_aliases WHERE alias = ?", conversationId)
+      .toArray()[0]?.conversation_id ?? conversationId;
+  const latest = new Map<string, SessionRecord>();
+  const rows = sql.exec<SessionRow>(
+    "SELECT * FROM sessions WHERE conversation_id = ? AND kind = 'conversation' ORDER BY started_at DESC",
+    first,
+  );
+  for (const row of rows) if (!latest.has(row.profile_id)) latest.set(row.profile_id, record(row));
+  return [...latest.values()];
+}

@@ -1,0 +1,141 @@
+import { type ContextUseQuery, type ContextUseReport, DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS } from "../../contract/measurement";
+import { Problem } from "../../http/problem";
+import { supersedeServedContexts } from "./served-contexts";
+
+/**
+ * Context-use measurement: whether agents had the customer's memory in the prompt when they
+ * spoke. Every agent turn (a `message` by an `ai_agent` or `human_agent`) counts once, at intake,
+ * for the UTC day of its `occurred_at` and its source, by what its `context_stamp` says
+ * (`context_uses`, one row per day and source).
+ */
+
+export type ContextUse = "current" | "late" | "unknown" | "none";
+
+/** A turn's `context_stamp`: the etag put in the prompt, and when (ms). */
+export interface Stamp {
+  etag: string;
+  injectedAt: number;
+}
+
+/** What the space knows of a stamped etag: the root (now) of the profile it was answered for, and when it was superseded. */
+export interface Served {
+  root: string;
+  supersededAt: number | null;
+}
+
+/**
+ * How a turn of the profile whose root is `root` used its context. `late` when the profile had
+ * received items by `injected_at` that the stamped context did not hold (the supersession at or
+ * before the injection); an etag answered for another profile is as unknown as one never answered.
+ */
+export function classify(stamp: Stamp | null, served: Served | null, root: string): ContextUse {
+  if (stamp === null) return "none";
+  if (served === null || served.root !== root) return "unknown";
+  if (served.supersededAt !== null && served.supersededAt <= stamp.injectedAt) return "late";
+  return "current";
+}
+
+type Counts = Record<ContextUse, number>;
+
+type TurnRow = {
+  source_id: string;
+  occurred_at: number;
+  root: string;
+  etag: string | null;
+  injected_at: string | null;
+  served_root: string | null;
+  superseded_at: number | null;
+};
+
+/**
+ * The intake hook, inside the batch's transaction once its items are written: counts the batch's
+ * agent turns, then marks superseded the served contexts of every profile it wrote to. The turns
+ * are judged before their own batch supersedes anything: an agent reply sent in one batch with
+ * the customer message it answers had that message in front of it, not in the service, so it
+ * cannot have read a context holding it. Items of `test` keys are not counted (like coverage and
+ * insights) but do supersede: they are in the context.
+ *
+ * `stored` is how many items the batch wrote: they are the last rows of `items` by `seq`
+ * (arrival order; an object runs one batch at a time and `seq` only grows).
+ */
+export function measureBatch(sql: SqlStorage, stored: number, now: number): void {
+  if (stored === 0) return;
+  countAgentTurns(sql, stored);
+  supersedeServedContexts(sql, stored, now);
+}
+
+function countAgentTurns(sql: SqlStorage, stored: number): void {
+  const rows = sql
+    .exec<TurnRow>(
+      `SELECT turn.source_id, turn.occurred_at, author.root_id AS root, turn.etag, turn.injected_at,
+              owner.root_id AS served_root, served.superseded_at
+       FROM (SELECT source_id, occurred_at, profile_id,
+                    body ->> '$.context_stamp.etag' AS etag, body ->> '$.context_stamp.injected_at' AS injected_at
+             FROM (SELECT source_id, occurred_at, profile_id, kind, test, body FROM items ORDER BY seq DESC LIMIT ?)
+             WHERE kind = 'message' AND test = 0 AND body ->> '$.speaker.role' IN ('ai_agent', 'human_agent')) turn
+       JOIN profiles author ON author.profile_id = turn.profile_id
+       LEFT JOIN served_contexts served ON served.etag = turn.etag
+       LEFT JOIN profiles owner ON owner.profile_id = served.profile_id`,
+      stored,
+    )
+    .toArray();
+  if (rows.length === 0) return;
+  const counts = new Map<string, { day: string; source_id: string } & Counts>();
+  for (const row of rows) {
+    const stamp =
+      row.etag === null || row.injected_at === null ? null : { etag: row.etag, injectedAt: Date.parse(row.injected_at) };
+    const served = row.served_root === null ? null : { root: row.served_root, supersededAt: row.superseded_at };
+    const day = dayOf(row.occurred_at);
+    const key = `${day} ${row.source_id}`;
+    let entry = counts.get(key);
+    if (!entry) {
+      entry = { day, source_id: row.source_id, current: 0, late: 0, unknown: 0, none: 0 };
+      counts.set(key, entry);
+    }
+    entry[classify(stamp, served, row.root)]++;
+  }
+  // The upsert's SELECT needs its WHERE: without one SQLite reads `ON CONFLICT` as a join's `ON`.
+  sql.exec(
+    `INSERT INTO context_uses (day, source_id, current, late, unknown, none)
+     SELECT value ->> 'day', value ->> 'source_id', value ->> 'current', value ->> 'late', value ->> 'unknown', value ->> 'none'
+     FROM json_each(?) WHERE true
+     ON CONFLICT (day, source_id) DO UPDATE SET current = current + excluded.current, late = late + excluded.late,
+       unknown = unknown + excluded.unknown, none = none + excluded.none`,
+    JSON.stringify([...counts.values()]),
+  );
+}
+
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const dayStart = (day: string) => Date.parse(`${day}T00:00:00.000Z`);
+/** The first day a date of four digits can name: a default `from` never goes before it. */
+const FIRST_DAY = dayStart("0000-01-01");
+
+/**
+ * `GET /v1/measurement/context-use`: per UTC day and source in `[from, to]`, by day then source.
+ * `to` defaults to today at the object's clock, `from` to 29 days before `to`; a range reversed
+ * or longer than 90 days is `422`.
+ */
+export function contextUseReport(sql: SqlStorage, query: ContextUseQuery, now: number): ContextUseReport {
+  const to = query.to ?? dayOf(now);
+  const from = query.from ?? dayOf(Math.max(FIRST_DAY, dayStart(to) - (DEFAULT_REPORT_DAYS - 1) * DAY_MS));
+  if (from > to) throw new Problem("invalid_input", "query: from_after_to");
+  if ((dayStart(to) - dayStart(from)) / DAY_MS + 1 > MAX_REPORT_DAYS) {
+    throw new Problem("invalid_input", `query: range_over_${MAX_REPORT_DAYS}_days`);
+  }
+  const rows = sql
+    .exec<{ day: string; source_id: string; current: number; late: number; unknown: number; none: number }>(
+      `SELECT day, source_id, current, late, unknown, none FROM context_uses
+       WHERE day >= ? AND day <= ? AND (? IS NULL OR source_id = ?) ORDER BY day, source_id`,
+      from,
+      to,
+      query.source_id ?? null,
+      query.source_id ?? null,
+    )
+    .toArray();
+  return {
+    from,
+    to,
+    days: rows.map((row) => ({ ...row, agent_turns: row.current + row.late + row.unknown + row.none })),
+  };
+}

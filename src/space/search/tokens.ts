@@ -1,0 +1,50 @@
+/**
+ * Tokens as the index's tokenizer makes them (`unicode61 remove_diacritics 2`): runs of letters,
+ * digits and private-use characters, lower-cased, accents removed. The query side and the
+ * ranking use the same rule, so that what is counted is what the index matched.
+ */
+const TOKEN = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
+const MARKS = /\p{M}/gu;
+
+/** One token of a text, with where it stands in the text (UTF-16 offsets). */
+export interface Token {
+  term: string;
+  start: number;
+  end: number;
+}
+
+export function foldTerm(raw: string): string {
+  return raw.normalize("NFD").replace(MARKS, "").toLowerCase();
+}
+
+export function tokensOf(text: string): Token[] {
+  const tokens: Token[] = [];
+  for (const match of text.matchAll(TOKEN)) {
+    const term = foldTerm(match[0]);
+    if (term !== "") tokens.push({ term, start: match.index, end: match.index + match[0].length });
+  }
+  return tokens;
+}
+
+/** How many tokens a text has: the length BM25 normalizes by. */
+export function tokenCount(text: string): number {
+  let count = 0;
+  for (const match of text.matchAll(TOKEN)) if (foldTerm(match[0]) !== "") count++;
+  return count;
+}
+
+/** The distinct terms of a plain-text query, in the order written, at most `max`. */
+export function queryTerms(query: string, max: number): string[] {
+  const terms = new Set<string>();
+  for (const { term } of tokensOf(query)) {
+    terms.add(term);
+    if (terms.size >= max) break;
+  }
+  return [...terms];
+}
+
+/** An FTS5 string: any text between double quotes (doubled inside) is a phrase, never syntax. */
+export const ftsString = (text: string) => `"${text.replaceAll('"', '""')}"`;
+
+/** An id as one token of the `profile`, `source` and `session` columns. */
+export const idToken = (id: string) => id.replaceAll("-", "").toLowerCase();

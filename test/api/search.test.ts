@@ -1,0 +1,351 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type SearchPage, SearchPageSchema } from "../../src/contract/search";
+import {
+  createSource,
+  email,
+  expectProblem,
+  type Handle,
+  identifyItem,
+  lookup,
+  lookupResponse,
+  personToken,
+  phone,
+} from "../support/identity";
+import { later, moveClock } from "../support/memory";
+import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
+
+/**
+ * Full-text search (README "Search"): BM25 over messages, transcripts, episode summaries and
+ * facts, restricted to one profile (and the profiles merged into it) by handle or id.
+ */
+
+/** A space whose object's clock stands still: its sessions compile only when a test moves time (`later`). */
+async function frozenSpace(): Promise<Space> {
+  const space = await createSpace();
+  await moveClock(space, 0);
+  return space;
+}
+
+const searchPath = (space: Space) => `/spaces/${space.name}/v1/search`;
+
+function searchResponse(space: Space, body: unknown, token = space.key): Promise<Response> {
+  return call("POST", searchPath(space), { token, body });
+}
+
+/** `POST /v1/search` answered 200, parsed with the route's schema. */
+async function search(space: Space, body: Record<string, unknown>, token = space.key): Promise<SearchPage> {
+  return SearchPageSchema.parse(await json(await searchResponse(space, body, token), 200));
+}
+
+async function profileSearch(space: Space, id: string, query: Record<string, string>, token = space.key): Promise<SearchPage> {
+  const path = `/spaces/${space.name}/v1/profiles/${encodeURIComponent(id)}/search?${new URLSearchParams(query)}`;
+  return SearchPageSchema.parse(await json(await call("GET", path, { token }), 200));
+}
+
+const says = (handle: Handle, text: string, overrides: Record<string, unknown> = {}) =>
+  message({ handles: [handle], conversation_id: `c-${handle.value}`, content: { type: "text", text }, ...overrides });
+
+/** Messages that make everyday words common in the space, as they are in any real one. */
+const chatter = (count: number) =>
+  Array.from({ length: count }, (_, i) =>
+    says(
+      phone(`+1555555${String(1000 + i).padStart(4, "0")}`),
+      `What did she say about the weather on day ${i}? I think she said it is fine.`,
+    ),
+  );
+
+const ALICE = phone("+15555550101");
+const BOB = phone("+15555550102");
+
+describe("POST /v1/search: ranking", () => {
+  it("ranks results with more and rarer terms first, and common words never outrank a rare one", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(space, [
+        ...chatter(30),
+        says(ALICE, "The refund for the blender was approved."),
+        says(ALICE, "Your refund and the invoice for the blender are on the way."),
+        says(ALICE, "What did she say about the the weather, she said what she said about it."),
+      ]),
+      200,
+    );
+    const question = await search(space, { query: "what did she say about the refund?" });
+    expect(question.results[0]?.snippet).toContain("**refund**");
+    expect(question.results[1]?.snippet).toContain("**refund**");
+    // Six common words do not beat one rare word.
+    const commonOnly = question.results.findIndex((result) =>
+      result.snippet.replaceAll("**", "").includes("the weather, she said what"),
+    );
+    expect(commonOnly).toBeGreaterThan(1);
+
+    const both = await search(space, { query: "refund invoice blender" });
+    expect(both.results[0]?.snippet).toContain("**invoice**");
+    expect(both.results.map((result) => result.score)).toEqual(
+      [...both.results.map((result) => result.score)].sort((a, b) => b - a),
+    );
+    expect(both.results).toHaveLength(2);
+  });
+
+  it("answers a natural question with the message that answers it", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(space, [
+        ...chatter(20),
+        says(ALICE, "Hi, I would like to change my delivery address to Calle Mayor 5."),
+        says(ALICE, "The courier said the parcel is delayed until Friday."),
+        says(BOB, "Can I pay with a gift card?"),
+      ]),
+      200,
+    );
+    const answer = await search(space, { query: "When is the parcel arriving? Was it delayed?", handle: ALICE });
+    expect(answer.results[0]?.snippet).toBe("**The** courier said **the** **parcel** **is** **delayed** until Friday.");
+    expect(answer.results[0]).toMatchObject({ kind: "message", channel: "whatsapp", conversation_id: `c-${ALICE.value}` });
+  });
+
+  it("ignores case and accents, in the text and in the query", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(space, [says(ALICE, "Quiero el REEMBOLSO del pedido del Café Olé"), says(BOB, "nothing to see")]),
+      200,
+    );
+    for (const query of ["reembolso cafe", "CAFÉ", "ole", "Reémbolso"]) {
+      const found = await search(space, { query });
+      expect(
+        found.results.map((result) => result.snippet),
+        query,
+      ).toHaveLength(1);
+    }
+    expect((await search(space, { query: "cafe" })).results[0]?.snippet).toBe("Quiero el REEMBOLSO del pedido del **Café** Olé");
+  });
+});
+
+describe("POST /v1/search: snippets and what is indexed", () => {
+  it("cuts long texts around the matched words and marks each one", async () => {
+    const space = await frozenSpace();
+    const long = `${"Lorem ipsum dolor sit amet. ".repeat(20)}Then the tracking number ZX9981 stopped updating. ${"Consectetur adipiscing elit. ".repeat(20)}`;
+    await json(await batch(space, [says(ALICE, long)]), 200);
+    const [result] = (await search(space, { query: "tracking zx9981" })).results;
+    expect(result?.snippet).toMatch(/^….*\*\*tracking\*\* number \*\*ZX9981\*\*.*…$/);
+    expect(result?.snippet.length).toBeLessThan(250);
+  });
+
+  it("indexes transcripts at once, and episode summaries and facts when their session compiles", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(space, [
+        says(ALICE, "My postcode is 28001. Where is my wardrobe?"),
+        message({
+          handles: [ALICE],
+          channel: "voice",
+          conversation_id: "call-1",
+          content: { type: "audio", transcript: "caller asked about the wardrobe assembly" },
+        }),
+      ]),
+      200,
+    );
+    const before = await search(space, { query: "wardrobe 28001", handle: ALICE });
+    expect(before.results.map((result) => result.kind).sort()).toEqual(["message", "transcript"]);
+
+    await later(space, 1_000);
+    const after = await search(space, { query: "wardrobe 28001 postcode", handle: ALICE });
+    const kinds = after.results.map((result) => result.kind);
+    expect(kinds).toContain("fact");
+    expect(kinds).toContain("episode");
+    expect(after.results.find((result) => result.kind === "fact")?.snippet).toBe("**postcode**: **28001**");
+
+    // A recompile replaces the session's derived rows: never two of the same fact.
+    await json(await batch(space, [says(ALICE, "Thanks, the wardrobe arrived.")]), 200);
+    await later(space, 1_000);
+    const again = await search(space, { query: "postcode", handle: ALICE });
+    expect(again.results.filter((result) => result.kind === "fact")).toHaveLength(1);
+  });
+});
+
+describe("POST /v1/search and GET /v1/profiles/{id}/search: one profile", () => {
+  it("keeps to the profile of the handle, and gathers the profiles merged into it", async () => {
+    const space = await frozenSpace();
+    const carol = email("carol@example.com");
+    await json(
+      await batch(space, [
+        says(ALICE, "my espresso machine leaks"),
+        says(BOB, "my espresso machine is great"),
+        says(carol, "the espresso machine warranty card is lost"),
+      ]),
+      200,
+    );
+    const alice = await search(space, { query: "espresso", handle: ALICE });
+    expect(alice.results.map((result) => result.snippet)).toEqual(["my **espresso** machine leaks"]);
+    const everyone = await search(space, { query: "espresso" });
+    expect(everyone.results).toHaveLength(3);
+
+    const carolBefore = await lookup(space, carol);
+    await json(await batch(space, [identifyItem([ALICE, carol])]), 200);
+    const merged = await search(space, { query: "espresso machine", handle: ALICE });
+    expect(merged.results.map((result) => result.snippet).sort()).toEqual([
+      "my **espresso** **machine** leaks",
+      "the **espresso** **machine** warranty card is lost",
+    ]);
+    const survivor = (await lookup(space, ALICE)).profile_id;
+    expect(new Set(merged.results.map((result) => result.profile_id))).toEqual(new Set([survivor]));
+    // By id, the merged-away id answers for its survivor, with the same results.
+    const byId = await profileSearch(space, carolBefore.profile_id, { q: "espresso machine" });
+    expect(byId.results.map((result) => result.id).sort()).toEqual(merged.results.map((result) => result.id).sort());
+  });
+
+  it("answers an unknown handle or id with 404 and creates nothing", async () => {
+    const space = await frozenSpace();
+    await json(await batch(space, [says(ALICE, "hello there")]), 200);
+    const stranger = phone("+15555550199");
+    await expectProblem(await searchResponse(space, { query: "hello", handle: stranger }), 404, "not_found");
+    await expectProblem(await lookupResponse(space, stranger), 404, "not_found");
+    const path = `/spaces/${space.name}/v1/profiles/${crypto.randomUUID()}/search?q=hello`;
+    await expectProblem(await call("GET", path, { token: space.key }), 404, "not_found");
+  });
+});
+
+describe("POST /v1/search: who may search", () => {
+  it("refuses a key without scope search with 403 scope_missing, and admits a person with role review", async () => {
+    const space = await frozenSpace();
+    const contextOnly = await createKey(space.tenant.token, space.sourceId, ["context", "track"]);
+    await expectProblem(await searchResponse(space, { query: "x" }, contextOnly.key), 403, "scope_missing");
+    const reviewer = await personToken(space, ["review"]);
+    await json(await batch(space, [says(ALICE, "reviewers can read this")]), 200);
+    expect((await search(space, { query: "reviewers" }, reviewer)).results).toHaveLength(1);
+    await expectProblem(await searchResponse(space, { query: "x" }, await personToken(space, ["analysis"])), 403, "forbidden");
+  });
+
+  it("shows a vendor person only what their bound sources wrote", async () => {
+    const space = await frozenSpace();
+    const second = await createSource(space, ["track"]);
+    await json(await batch(space, [says(ALICE, "invoice from the agent source")]), 200);
+    await json(await batch(space, [says(ALICE, "invoice from the system source")], second.key), 200);
+    const vendor = await personToken(space, ["vendor"], [second.sourceId]);
+    const seen = await search(space, { query: "invoice" }, vendor);
+    expect(seen.results.map((result) => result.snippet)).toEqual(["**invoice** from the system source"]);
+    expect((await search(space, { query: "invoice", handle: ALICE }, vendor)).results).toHaveLength(1);
+    // A key sees both.
+    const all = await search(space, { query: "invoice" });
+    expect(all.results.filter((result) => result.kind === "message")).toHaveLength(2);
+  });
+});
+
+describe("POST /v1/search: input", () => {
+  it("pages with an opaque cursor, and refuses one it did not issue", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(
+        space,
+        Array.from({ length: 5 }, (_, i) => says(ALICE, `parcel number ${i} lost`)),
+      ),
+      200,
+    );
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const answer: SearchPage = await search(space, { query: "parcel lost", limit: 2, ...(cursor ? { cursor } : {}) });
+      seen.push(...answer.results.map((result) => result.id));
+      cursor = answer.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
+    const bad = await expectProblem(
+      await searchResponse(space, { query: "parcel", cursor: "bm90LWEtY3Vyc29y" }),
+      422,
+      "invalid_input",
+    );
+    expect(bad.detail).toBe("cursor: not_issued_by_this_service");
+  });
+
+  it("refuses unknown fields and a limit over 200 with 422", async () => {
+    const space = await frozenSpace();
+    for (const body of [{ query: "x", extra: 1 }, { query: "x", limit: 201 }, { query: "" }, {}, { query: "x", mode: "regex" }]) {
+      await expectProblem(await searchResponse(space, body), 422, "invalid_input");
+    }
+    const path = `/spaces/${space.name}/v1/profiles/${crypto.randomUUID()}/search?q=x&page=2`;
+    await expectProblem(await call("GET", path, { token: space.key }), 422, "invalid_input");
+  });
+
+  it("passes FTS5 syntax through in mode fts5, and answers a malformed query with 422 invalid_input", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(space, [
+        says(ALICE, "the refund reached my card"),
+        says(ALICE, "the card was declined"),
+        says(BOB, "refund please"),
+      ]),
+      200,
+    );
+    const phrase = await search(space, { query: '"refund reached" AND card', mode: "fts5" });
+    expect(phrase.results.map((result) => result.snippet)).toEqual(["the **refund reached** my **card**"]);
+    const prefix = await search(space, { query: "decl*", mode: "fts5", handle: ALICE });
+    expect(prefix.results).toHaveLength(1);
+    for (const query of ['"unbalanced', "AND OR (", "refund) OR (card", "nosuchcolumn : refund", "NEAR(", "*"]) {
+      const problem = await expectProblem(await searchResponse(space, { query, mode: "fts5" }), 422, "invalid_input");
+      expect(problem.detail, query).toBe("query: fts5_syntax_error");
+    }
+    // A column filter cannot reach past the text: the profile restriction holds.
+    const confined = await search(space, { query: "refund OR profile : x", mode: "fts5", handle: ALICE });
+    expect(confined.results.map((result) => result.snippet)).toEqual(["the **refund** reached my card"]);
+  });
+
+  it("never answers plain text with a 5xx or a 422, whatever it holds, nor fts5 syntax with a 5xx", async () => {
+    const space = await frozenSpace();
+    await json(await batch(space, [says(ALICE, 'the "quoted" (refund) AND/OR NEAR stuff: col* ^caret -minus')]), 200);
+    const hostile = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 200, unit: "binary" }),
+      fc
+        .array(
+          fc.constantFrom(
+            '"',
+            "(",
+            ")",
+            "*",
+            "^",
+            ":",
+            "-",
+            "+",
+            "AND",
+            "OR",
+            "NOT",
+            "NEAR",
+            "{",
+            "}",
+            "refund",
+            " ",
+            "é",
+            "\u0301",
+            "ß",
+            "İ",
+            "🙂",
+            "\u0000",
+          ),
+          { minLength: 1, maxLength: 30 },
+        )
+        .map((parts) => parts.join("")),
+    );
+    await fc.assert(
+      fc.asyncProperty(hostile, fc.boolean(), async (query, restricted) => {
+        const response = await searchResponse(space, { query, ...(restricted ? { handle: ALICE } : {}) });
+        const text = await response.text();
+        expect(response.status, `${JSON.stringify(query)}: ${text}`).toBe(200);
+        SearchPageSchema.parse(JSON.parse(text));
+      }),
+      { numRuns: 150 },
+    );
+    // In mode fts5 the same text is either searched or refused as syntax: never a 5xx.
+    await fc.assert(
+      fc.asyncProperty(hostile, async (query) => {
+        const response = await searchResponse(space, { query, mode: "fts5", handle: ALICE });
+        const text = await response.text();
+        expect([200, 422], `${JSON.stringify(query)}: ${text}`).toContain(response.status);
+        if (response.status === 422) expect(JSON.parse(text).detail).toBe("query: fts5_syntax_error");
+        else SearchPageSchema.parse(JSON.parse(text));
+      }),
+      { numRuns: 150 },
+    );
+    const found = await search(space, { query: '"refund" AND (NEAR' });
+    expect(found.results.filter((result) => result.kind === "message")).toHaveLength(1);
+  });
+});
