@@ -16,7 +16,7 @@ export default defineConfig({
     }),
   ],
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "clients/typescript/test/**/*.test.ts"],
     testTimeout: 30_000,
   },
 });

@@ -14,6 +14,7 @@ import { contextRoutes } from "./data/context";
 import { feedbackRoutes } from "./data/feedback";
 import { historyRoutes } from "./data/history";
 import { identityRoutes } from "./data/identity";
+import { mcpReference, mcpRoutes } from "./data/mcp";
 import { measurementRoutes } from "./data/measurement";
 import { memoryStatsRoutes } from "./data/memory-stats";
 import { profileRoutes } from "./data/profiles";
@@ -55,11 +56,13 @@ export const DATA_PREFIX = "/spaces/:space";
 export const CONTROL_PREFIX = "/control";
 
 const document = openApiDocument(dataApi, controlApi);
-const page = referencePage(document);
+const page = referencePage(document, [mcpReference]);
 
 const routes = new RouteTable();
 routes.addApi(DATA_PREFIX, dataApi);
 routes.addApi(CONTROL_PREFIX, controlApi);
+// MCP (JSON-RPC over POST) is no OpenAPI path; GET and DELETE on it are 405, a query is refused.
+routes.add(DATA_PREFIX, "/mcp", "POST", new Set());
 for (const path of ["/v1/openapi.json", "/docs"]) {
   for (const prefix of ["", DATA_PREFIX, CONTROL_PREFIX]) routes.add(prefix, path, "GET");
 }
@@ -85,6 +88,7 @@ for (const prefix of ["", DATA_PREFIX, CONTROL_PREFIX]) {
   app.get(`${prefix}/docs`, (c) => c.html(page));
 }
 app.route(DATA_PREFIX, dataApi);
+app.route(DATA_PREFIX, mcpRoutes);
 app.route(CONTROL_PREFIX, controlApi);
 
 app.notFound((c) => {

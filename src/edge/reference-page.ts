@@ -8,10 +8,20 @@ interface Operation {
   responses?: Record<string, { description?: string }>;
 }
 
+/** An endpoint the OpenAPI document does not hold (its body is not one of the API's schemas), such as MCP. */
+export interface OtherEndpoint {
+  method: string;
+  url: string;
+  summary: string;
+  description: string;
+  /** Listed below the description, each a name and what it does. */
+  items: { name: string; text: string }[];
+}
+
 const escapeHtml = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
-export function referencePage(document: { paths?: Record<string, unknown> }): string {
+export function referencePage(document: { paths?: Record<string, unknown> }, others: OtherEndpoint[] = []): string {
   const sections: string[] = [];
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     const { servers, ...operations } = item as Record<string, unknown> & { servers?: { url: string }[] };
@@ -26,6 +36,15 @@ export function referencePage(document: { paths?: Record<string, unknown> }): st
           `<ul>${responses}</ul></section>`,
       );
     }
+  }
+  for (const endpoint of others) {
+    const items = endpoint.items
+      .map((item) => `<li><code>${escapeHtml(item.name)}</code> ${escapeHtml(item.text)}</li>`)
+      .join("");
+    sections.push(
+      `<section><h2><code>${escapeHtml(endpoint.method)} ${escapeHtml(endpoint.url)}</code></h2>` +
+        `<p><strong>${escapeHtml(endpoint.summary)}</strong></p><p>${escapeHtml(endpoint.description)}</p><ul>${items}</ul></section>`,
+    );
   }
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Customer Memory Service API</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}section{border-top:1px solid #ddd;padding:.5rem 0}h2{font-size:1rem}</style>

@@ -2,10 +2,10 @@ import { CATALOG, type Problem } from "./problem";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
-/** A problem document (RFC 9457) with SPEC's fields. */
-export function problemResponse(problem: Problem, requestId: string, errorsUrl: string): Response {
+/** A problem document's fields (RFC 9457, with SPEC's `code` and `request_id`). */
+export function problemDocument(problem: Problem, requestId: string, errorsUrl: string) {
   const { status, title } = CATALOG[problem.code];
-  const body = {
+  return {
     type: errorsUrl ? `${errorsUrl.replace(/\/$/, "")}/${problem.code}` : "about:blank",
     title,
     status,
@@ -13,8 +13,12 @@ export function problemResponse(problem: Problem, requestId: string, errorsUrl: 
     detail: problem.detail,
     request_id: requestId,
   };
-  return new Response(JSON.stringify(body), {
-    status,
+}
+
+/** A problem document (RFC 9457) with SPEC's fields. */
+export function problemResponse(problem: Problem, requestId: string, errorsUrl: string): Response {
+  return new Response(JSON.stringify(problemDocument(problem, requestId, errorsUrl)), {
+    status: problem.status,
     headers: { ...problem.headers, "Content-Type": PROBLEM_CONTENT_TYPE },
   });
 }

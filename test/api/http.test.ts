@@ -163,5 +163,8 @@ describe("OpenAPI 3.1 and the reference page", () => {
     const page = await response.text();
     expect(page).toContain("POST {base_url}/v1/batch");
     expect(page).toContain("PUT {control_url}/v1/spaces/{id}/config");
+    // The MCP endpoint is no OpenAPI path, and is listed all the same, with its tools.
+    expect(page).toContain("POST {base_url}/mcp");
+    expect(page).toContain("<code>get_customer_context</code>");
   });
 });

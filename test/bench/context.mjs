@@ -13,6 +13,8 @@
 //   - hot_tier_mb: what the hot tier holds at the end (GET {base}/v1/ops/memory);
 //   - timeline, search and recall figures: see timeline.mjs and search.mjs.
 import { seedDemo } from "../../scripts/seed-demo.mjs";
+import { percentile, postJson, sortedCopy } from "./figures.mjs";
+import { measureMcp } from "./mcp.mjs";
 import { measureRecall, measureSearch } from "./search.mjs";
 import { measureTimeline } from "./timeline.mjs";
 
@@ -20,21 +22,10 @@ const BATCH = 500;
 const CHANNELS = ["whatsapp", "app", "email", "voice"];
 const PAST = 30 * 24 * 3600_000;
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const sortedCopy = (list) => [...list].sort((a, b) => a - b);
 const phoneOf = (i) => `+4477${String(i).padStart(8, "0")}`;
 const handleOf = (i) => ({ type: "phone_e164", value: phoneOf(i) });
 
-async function send(url, key, body) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`POST ${url} answered ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
+const send = postJson;
 
 function seedEvent(key, profile, n, at) {
   const channel = CHANNELS[n % CHANNELS.length];
@@ -256,6 +247,8 @@ export async function contextFigures(origin, operatorToken, { profiles, perProfi
       ...(await measureTimeline({ url: base, key: demo.key, handles, largeHandle: handleOf(profiles), floorP99 })),
       ...(await measureSearch({ url: base, key: demo.key, handles, floorP99 })),
       ...(await measureRecall({ url: base, key: demo.key })),
+      // Agents (issue: MCP): get_customer_context over the HTTP context p99 of this space.
+      ...(await measureMcp({ base, key: demo.key, handles, httpP99: percentile(sortedCopy(reads50), 99) })),
     };
     const stats = await memoryStats(base, operatorToken);
     const f = sortedCopy(floor);

@@ -405,6 +405,7 @@ function printTable({ json, full, minimal, storage }) {
       "first and follow-up pages; the large profile's 50,000 events",
     ],
     ["search p99", ms(json.search_p99_ms), `ratio to the floor ${json.search_p99_ratio} (target ≤ 3.0)`],
+    ["MCP context p99", ms(json.mcp_context_p99_ms), `over the HTTP context p99: ${json.mcp_context_ratio} (target ≤ 1.3)`],
     [
       "search recall@10",
       String(json.search_recall_at_10),

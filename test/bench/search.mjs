@@ -10,6 +10,8 @@
 //     the share a plain textbook BM25 (k1 1.2, b 0.75, same tokens: lower case, accents removed,
 //     split on anything but letters and digits) reaches over the same turns, computed here.
 
+import { percentile, postJson, round } from "./figures.mjs";
+
 const SEARCH_QUERIES = 300;
 const WARMUP_QUERIES = 20;
 const RECALL_CUSTOMERS = 40;
@@ -17,18 +19,7 @@ const RECALL_SESSIONS = 5;
 const K1 = 1.2;
 const B = 0.75;
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-async function post(url, key, body) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`POST ${url} answered ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
+const post = postJson;
 
 /** Questions as an agent or a person types them: everyday words (in every seeded message) and rarer ones. */
 const QUESTIONS = [
@@ -272,5 +263,3 @@ function textbookBm25(turns) {
     },
   };
 }
-
-const round = (value, digits) => Math.round(value * 10 ** digits) / 10 ** digits;

@@ -7,13 +7,11 @@
 //     20 pages deep;
 //   - with `floorP99` (GET /v1/whoami measured by the caller at the same time), their ratios to it.
 
+import { percentile, round, sortedCopy } from "./figures.mjs";
+
 // About 300 page reads in all: half for each figure.
 const PAGE_READS = 150;
 const LIMIT = 50;
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const sortedCopy = (list) => [...list].sort((a, b) => a - b);
-const round = (value, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** One page; its time and the parsed answer. */
 async function page(url, key, body) {

@@ -7,6 +7,15 @@ import type { AppEnv } from "../context";
 import { documentedRoute } from "../documented-route";
 import { dataRequest } from "./space";
 
+/** The answers of a route whose items are checked one by one (batch, feedback): `200`, or `207` listing the refused. */
+export const itemizedAnswers = {
+  200: {
+    description: "Every item went in (or was a duplicate).",
+    content: { "application/json": { schema: BatchAnswerSchema } },
+  },
+  207: { description: "Some items were rejected.", content: { "application/json": { schema: BatchAnswerSchema } } },
+} as const;
+
 const batchRoute = createRoute({
   method: "post",
   path: "/v1/batch",
@@ -15,14 +24,7 @@ const batchRoute = createRoute({
     "1 to 500 items of any type, at most 2.5 MB. Each item is checked alone: valid items are stored before the answer, rejected ones are listed in `errors`. Deduplicated by `idempotency_key` across all time in the space. Source key with scope `track`; `action` events also need `act`, `identify` and `verify` items need `identify`.",
   security: [{ sourceKey: [] }],
   request: { body: { content: { "application/json": { schema: BatchRequestSchema } }, required: true } },
-  responses: {
-    200: {
-      description: "Every item went in (or was a duplicate).",
-      content: { "application/json": { schema: BatchAnswerSchema } },
-    },
-    207: { description: "Some items were rejected.", content: { "application/json": { schema: BatchAnswerSchema } } },
-    ...problems(401, 403, 422, 429, 500, 503),
-  },
+  responses: { ...itemizedAnswers, ...problems(401, 403, 422, 429, 500, 503) },
 });
 
 export const batchRoutes = new OpenAPIHono<AppEnv>();

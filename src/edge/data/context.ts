@@ -9,7 +9,7 @@ import type { AppEnv } from "../context";
 import { documentedRoute } from "../documented-route";
 import { dataRequest } from "./space";
 
-const CONTEXT_BODY_LIMIT = 16 * 1024;
+export const CONTEXT_BODY_LIMIT = 16 * 1024;
 
 const ABOUT =
   "What an agent needs to know about a customer now: the profile, `live` (the events of its open sessions on every channel, there as soon as their batch is answered) and its compiled `memory` (facts, open items, promises, the latest 5 episodes, open objects) as it stands, with `compiled` saying how fresh it is: a read never waits for a compile. Source key with scope `context`, or a person with role `review`; identifiers masked as in the profile read.";

@@ -8,7 +8,7 @@ import type { AppEnv } from "../context";
 import { documentedRoute } from "../documented-route";
 import { dataRequest } from "./space";
 
-const HISTORY_BODY_LIMIT = 16 * 1024;
+export const HISTORY_BODY_LIMIT = 16 * 1024;
 
 const ABOUT =
   "One conversation (an episode: its `episode_id`) or one object (its `open_item_id`, or the id of any of its changes or promises in an episode's `derived`): summary, what was asked, promises with their status, outcome, what it derived, and its events (`timeline`, oldest first, the latest 500). An object answers its whole history: status and attributes change by change, the promises about it, the events that changed it. A fact's or question's id opens the episode it came from. Source key with scope `context`, or a person with role `review`.";

@@ -8,7 +8,7 @@ import type { AppEnv } from "../context";
 import { documentedRoute } from "../documented-route";
 import { dataRequest } from "./space";
 
-const SEARCH_BODY_LIMIT = 16 * 1024;
+export const SEARCH_BODY_LIMIT = 16 * 1024;
 
 const ABOUT =
   "Full-text search over messages, transcripts, episode summaries and facts, best first (BM25), each result with a snippet whose matched words are between `**` and `**`. Messages and transcripts are searchable as soon as their batch is answered; episode summaries and facts once the compiler has compiled their session (about 200 ms later). Source key with scope `search`, or a person with role `review` (a `vendor` person: only what their bound sources wrote). Pages: `limit` (1 to 200, default 20) and `next_cursor`.";

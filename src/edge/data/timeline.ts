@@ -8,7 +8,7 @@ import type { AppEnv } from "../context";
 import { documentedRoute } from "../documented-route";
 import { dataRequest } from "./space";
 
-const TIMELINE_BODY_LIMIT = 16 * 1024;
+export const TIMELINE_BODY_LIMIT = 16 * 1024;
 
 const ABOUT =
   "A profile's events (with every profile merged into it), newest first by `occurred_at` (then arrival), `limit` (default 50, at most 100) a page. `next_cursor` continues below the page's last event: a page boundary never skips or repeats an event, also when events are written between pages (an older event replayed below the cursor shows on a later page). `from` (inclusive) and `to` (exclusive) bound `occurred_at`; `channels` keeps those channels. Each event names its `episode_id`, which opens with the history routes. Source key with scope `context`, or a person with role `review`.";
