@@ -131,6 +131,10 @@ async function main() {
     }
     full = merged(targets.full.runs);
     minimal = merged(targets.minimal.runs);
+    // Early, for iterating on ingest: the whole table comes at the end.
+    log(
+      `ingest: full ${Math.round(full.rate)} items/s, minimal ${Math.round(minimal.rate)} items/s, ratio ${(full.rate / minimal.rate).toFixed(3)}`,
+    );
     log(`storage limit: ${STORAGE_ROUNDS} rounds of ${STORAGE_BATCHES} batches in one call`);
     storage = await storageLimit(bare.origin, workload);
     log(
