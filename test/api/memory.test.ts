@@ -1,9 +1,12 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { type Context, ContextSchema } from "../../src/contract/context";
 import { MemoryStatsSchema } from "../../src/edge/data/memory-stats";
+import { compileQueueLength, compileSlice } from "../../src/space/memory/compiler";
+import type { SpaceObject } from "../../src/space/object";
 import { expectProblem, link, phone, query, restartSpaceObject, systemId } from "../support/identity";
-import { contextResponse, fullContext, later, moveClock, readContext } from "../support/memory";
+import { contextResponse, fullContext, later, moveClock, readContext, stub } from "../support/memory";
 import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 /**
@@ -110,6 +113,31 @@ describe("memory: compiled in occurred_at order whatever the arrival order", () 
       ["tier", "platinum", iso(t0 - 60 * MINUTE), "active"],
     ]);
     expect(after.memory.episodes).toHaveLength(2);
+  });
+});
+
+describe("compile order: a profile a reader waits for goes first", () => {
+  it("compiles the sessions of a profile whose context was read with pending events before an older backlog", async () => {
+    const space = await createSpace();
+    const t0 = await freezeClock(space);
+    // A backlog of 60 other customers' sessions, queued first: more events than one slice compiles.
+    const backlog = Array.from({ length: 600 }, (_, i) =>
+      say(phone(`+1555555${1000 + (i % 60)}`), t0 - MINUTE + i, "hello there", { conversation_id: `other-${i % 60}` }),
+    );
+    await accept(space, backlog.slice(0, 300));
+    await accept(space, backlog.slice(300));
+    await moveClock(space, 10);
+    const waiting = phone("+15555550420");
+    await accept(space, [say(waiting, t0, "My tier is gold.", { conversation_id: "waiting" })]);
+
+    expect((await fullContext(space, { handle: waiting })).compiled.pending).toBe(1);
+    const left = await runInDurableObject(stub(space), (instance: SpaceObject, state) => {
+      compileSlice(state.storage.sql, instance.clock.now(), () => 0);
+      return compileQueueLength(state.storage.sql);
+    });
+    expect(left).toBeGreaterThan(0);
+    const after = await fullContext(space, { handle: waiting });
+    expect([after.compiled.pending, after.memory.facts.map((fact) => [fact.key, fact.value])]).toEqual([0, [["tier", "gold"]]]);
   });
 });
 

@@ -230,6 +230,17 @@ export function compiledMemory(sql: SqlStorage, rootId: string, members: readonl
   };
 }
 
+/**
+ * A reader is waiting for these profiles' memory: their queued sessions move to the front of
+ * the queue (the next slice compiles them before older work of profiles nobody is reading).
+ */
+export function hurryCompile(sql: SqlStorage, members: readonly string[]): void {
+  sql.exec(
+    "UPDATE compile_queue SET queued_at = 0 WHERE queued_at > 0 AND profile_id IN (SELECT value FROM json_each(?))",
+    JSON.stringify(members),
+  );
+}
+
 export function compileQueueLength(sql: SqlStorage): number {
   return sql.exec<{ n: number }>("SELECT count(*) AS n FROM compile_queue").one().n;
 }

@@ -6,7 +6,7 @@ import { linksOfRoot } from "../identity/links";
 import { profileView, type Viewer } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
 import { recordServedContext } from "../measurement/served-contexts";
-import { compiledMemory } from "./compiler";
+import { compiledMemory, hurryCompile } from "./compiler";
 import { type HotTier, LIVE_LIMIT } from "./hot-tier";
 import { type LiveEntry, liveItemOf } from "./live";
 import { openSessionsOf } from "./sessions";
@@ -40,6 +40,7 @@ export function contextOf(sql: SqlStorage, profileId: string, read: ContextRead)
   if (!profile) throw new Problem("not_found", "no such profile");
   const members = membersOf(sql, profile.profile_id);
   const compiled = compiledMemory(sql, profile.profile_id, members);
+  if (compiled.pending > 0) hurryCompile(sql, members);
   const { profile_id } = profile;
   const body: Omit<Context, "profile_id" | "etag" | "as_of"> = {
     compiled: {
