@@ -28,7 +28,7 @@ function run(sql: SqlStorage, timer: Timer, now: number, stopwatch: () => number
       continueSuggestions(sql, timer.payload as JobState, now, stopwatch);
       break;
     case "session.close": {
-      const closed = closeSession(sql, timer.key, timer.dueAt);
+      const closed = closeSession(sql, timer.key, timer.dueAt, (timer.payload as { windowMs?: number } | null)?.windowMs ?? null);
       if (closed) {
         effects.closed.push({ sessionId: closed.sessionId, profileId: closed.profileId });
         queueCompile(sql, new Map([[closed.sessionId, { profileId: closed.profileId, events: 0 }]]), now);

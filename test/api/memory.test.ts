@@ -165,6 +165,29 @@ describe("sessions: closed on time by the inactivity window, at once by conversa
     expect(compiled.memory.episodes[0]).toMatchObject({ status: "closed", ended_at: iso(t0 + 20 * MINUTE) });
   });
 
+
+  it("keeps a session open past its first close time when a later event moved its end, and closes it at the new end", async () => {
+    const space = await createSpace();
+    const t0 = await freezeClock(space);
+    const handle = phone("+15555550204");
+    const conversation = { conversation_id: "wa-moved-end" };
+    await accept(space, [say(handle, t0, "Where is my parcel?", conversation)]);
+    await later(space, 10 * MINUTE);
+    await accept(space, [say(handle, t0 + 10 * MINUTE, "Still waiting.", conversation)]);
+
+    // The timer set when the session opened comes due at 20 minutes: the session stays open.
+    await later(space, 11 * MINUTE);
+    const open = await fullContext(space, { handle });
+    expect(open.live.map((item) => item.text)).toEqual(["Where is my parcel?", "Still waiting."]);
+
+    await later(space, 10 * MINUTE);
+    const closed = await fullContext(space, { handle });
+    expect(closed.live).toEqual([]);
+    await later(space, 1_000);
+    const compiled = await fullContext(space, { handle });
+    expect(compiled.memory.episodes).toHaveLength(1);
+    expect(compiled.memory.episodes[0]).toMatchObject({ status: "closed", ended_at: iso(t0 + 30 * MINUTE) });
+  });
   it("closes a session at once on conversation.ended", async () => {
     const space = await createSpace();
     const t0 = await freezeClock(space);

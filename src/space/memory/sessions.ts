@@ -92,6 +92,9 @@ export interface Placement {
 export class SessionPlacer {
   #touched = new Map<string, SessionRecord>();
   #created = new Set<string>();
+  /** Stored sessions as they were read, and the records the batch works on. */
+  #stored = new Map<string, SessionRecord>();
+  #read = new Map<string, SessionRecord>();
   /** The session each conversation key last joined in this batch (events come in `occurred_at` order). */
   #recent = new Map<string, SessionRecord>();
   #canonical = new Map<string, string>();
@@ -133,7 +136,7 @@ export class SessionPlacer {
     );
     for (const row of open) {
       const held = this.#recent.get(row.conversation_key);
-      if (!held || held.startedAt < row.started_at) this.#recent.set(row.conversation_key, record(row));
+      if (!held || held.startedAt < row.started_at) this.#recent.set(row.conversation_key, this.#loaded(row));
     }
   }
 
@@ -173,7 +176,7 @@ export class SessionPlacer {
       session.closedAt = session.lastAt + window * 1000;
       session.closedBy = "inactivity";
     }
-    this.#touched.set(session.sessionId, session);
+    this.#touch(session);
     this.#recent.set(key, session);
     return { session, late };
   }
@@ -190,7 +193,7 @@ export class SessionPlacer {
     const stored = this.sql
       .exec<SessionRow>("SELECT * FROM sessions WHERE conversation_id = ? AND kind = ? AND started_at <= ?", id, kind, ref.at)
       .toArray()
-      .map((row) => this.#touched.get(row.session_id) ?? record(row));
+      .map((row) => this.#loaded(row));
     const batch = [...this.#touched.values()].filter(
       (session) =>
         session.conversationId === id && session.kind === kind && !stored.some((s) => s.sessionId === session.sessionId),
@@ -206,12 +209,17 @@ export class SessionPlacer {
         session.closedAt = Math.max(ref.at, session.lastAt);
         session.closedBy = "ended";
       }
-      this.#touched.set(session.sessionId, session);
+      this.#touch(session);
     }
     return marked;
   }
 
-  /** Writes the sessions the batch touched, and moves their close timers, in a few statements. */
+  /**
+   * Writes the sessions the batch touched in a few statements. A session that only went on
+   * (its times moved) updates those columns alone, so the indexes on status are left as they are.
+   * A close timer is set when a session opens and never moved: when it fires, it closes the
+   * session only if no later event moved its end (`closeSession`), so an event costs no timer write.
+   */
   finish(): SessionRecord[] {
     const touched = [...this.#touched.values()];
     const created = touched.filter((session) => this.#created.has(session.sessionId));
@@ -224,24 +232,30 @@ export class SessionPlacer {
         JSON.stringify(created.map(columns)),
       );
     }
-    if (updated.length > 0) {
+    const [timesOnly, changed] = partition(updated, (session) => onlyTimesMoved(this.#stored.get(session.sessionId), session));
+    if (timesOnly.length > 0) {
+      this.sql.exec(
+        `UPDATE sessions SET started_at = s.value ->> 1, last_at = s.value ->> 2
+         FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0`,
+        JSON.stringify(timesOnly.map((session) => [session.sessionId, session.startedAt, session.lastAt])),
+      );
+    }
+    if (changed.length > 0) {
       this.sql.exec(
         `UPDATE sessions SET started_at = s.value ->> 6, last_at = s.value ->> 7, status = s.value ->> 8, closed_at = s.value ->> 9,
            closed_by = s.value ->> 10, handoff_at = s.value ->> 11
          FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0`,
-        JSON.stringify(updated.map(columns)),
+        JSON.stringify(changed.map(columns)),
       );
     }
     setTimers(
       this.sql,
-      touched
+      created
         .filter((session) => session.status === "open")
-        .map((session) => ({
-          kind: "session.close",
-          key: session.sessionId,
-          dueAt: session.lastAt + this.#windowOf(session.kind, session.channel) * 1000,
-          payload: null,
-        })),
+        .map((session) => {
+          const windowMs = this.#windowOf(session.kind, session.channel) * 1000;
+          return { kind: "session.close", key: session.sessionId, dueAt: session.lastAt + windowMs, payload: { windowMs } };
+        }),
     );
     deleteTimers(
       this.sql,
@@ -249,6 +263,20 @@ export class SessionPlacer {
       updated.filter((session) => session.status === "closed").map((session) => session.sessionId),
     );
     return touched;
+  }
+
+  #touch(session: SessionRecord): void {
+    this.#touched.set(session.sessionId, session);
+  }
+
+  /** A stored session as this batch sees it: read once, then the same record however it is found again. */
+  #loaded(row: SessionRow): SessionRecord {
+    const known = this.#touched.get(row.session_id) ?? this.#read.get(row.session_id);
+    if (known) return known;
+    const session = record(row);
+    this.#read.set(session.sessionId, session);
+    this.#stored.set(session.sessionId, record(row));
+    return session;
   }
 
   #windowOf(kind: SessionRecord["kind"], channel: string | null): number {
@@ -299,7 +327,7 @@ export class SessionPlacer {
         at,
       )
       .toArray()[0];
-    const earlier = before && (this.#touched.get(before.session_id) ?? record(before));
+    const earlier = before && this.#loaded(before);
     if (earlier && holds(earlier, at, window)) return earlier;
     const after = this.sql
       .exec<SessionRow>(
@@ -308,7 +336,7 @@ export class SessionPlacer {
         at,
       )
       .toArray()[0];
-    const later = after && (this.#touched.get(after.session_id) ?? record(after));
+    const later = after && this.#loaded(after);
     return later && holds(later, at, window) ? later : null;
   }
 }
@@ -318,6 +346,21 @@ function holds(session: SessionRecord, at: number, window: number): boolean {
   if (at < session.startedAt) return session.startedAt - at <= window * 1000;
   if (session.closedBy === "ended") return at <= (session.closedAt ?? session.lastAt);
   return at <= session.lastAt + window * 1000;
+}
+
+/** Whether a stored session changed only in its times (an event joined it). */
+const onlyTimesMoved = (stored: SessionRecord | undefined, session: SessionRecord) =>
+  stored !== undefined &&
+  stored.status === session.status &&
+  stored.closedAt === session.closedAt &&
+  stored.closedBy === session.closedBy &&
+  stored.handoffAt === session.handoffAt;
+
+function partition<T>(list: readonly T[], test: (value: T) => boolean): [T[], T[]] {
+  const yes: T[] = [];
+  const no: T[] = [];
+  for (const value of list) (test(value) ? yes : no).push(value);
+  return [yes, no];
 }
 
 const columns = (session: SessionRecord) => [
@@ -335,16 +378,21 @@ const columns = (session: SessionRecord) => [
   session.handoffAt,
 ];
 
-/** The close timer fired: the session closes at the end of its window, unless an event moved it. */
-export function closeSession(sql: SqlStorage, sessionId: string, dueAt: number): SessionRecord | null {
+/**
+ * The close timer fired: the session closes at the end of its window, unless an event moved that
+ * end past the timer (then the timer is set again for the new end). `windowMs` is the window the
+ * timer was set with; a timer without one closes at its due time.
+ */
+export function closeSession(sql: SqlStorage, sessionId: string, dueAt: number, windowMs: number | null): SessionRecord | null {
   const row = sql.exec<SessionRow>("SELECT * FROM sessions WHERE session_id = ?", sessionId).toArray()[0];
   if (row?.status !== "open") return null;
-  sql.exec(
-    "UPDATE sessions SET status = 'closed', closed_at = ?, closed_by = 'inactivity' WHERE session_id = ?",
-    dueAt,
-    sessionId,
-  );
-  return { ...record(row as SessionRow), status: "closed", closedAt: dueAt, closedBy: "inactivity" };
+  const end = windowMs === null ? dueAt : row.last_at + windowMs;
+  if (end > dueAt) {
+    setTimers(sql, [{ kind: "session.close", key: sessionId, dueAt: end, payload: { windowMs } }]);
+    return null;
+  }
+  sql.exec("UPDATE sessions SET status = 'closed', closed_at = ?, closed_by = 'inactivity' WHERE session_id = ?", end, sessionId);
+  return { ...record(row as SessionRow), status: "closed", closedAt: end, closedBy: "inactivity" };
 }
 
 export function findSession(sql: SqlStorage, sessionId: string): SessionRecord | null {
