@@ -56,6 +56,8 @@ const chatter = (count: number) =>
   );
 
 const ALICE = phone("+15555550101");
+
+const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 const BOB = phone("+15555550102");
 
 describe("POST /v1/search: ranking", () => {
@@ -101,6 +103,41 @@ describe("POST /v1/search: ranking", () => {
     const answer = await search(space, { query: "When is the parcel arriving? Was it delayed?", handle: ALICE });
     expect(answer.results[0]?.snippet).toBe("**The** courier said **the** **parcel** **is** **delayed** until Friday.");
     expect(answer.results[0]).toMatchObject({ kind: "message", channel: "whatsapp", conversation_id: `c-${ALICE.value}` });
+  });
+
+  it("ranks one customer's history by what is rare within it, not within the whole space", async () => {
+    const space = await frozenSpace();
+    const everyone = Array.from({ length: 40 }, (_, i) =>
+      says(phone(`+1555556${String(1000 + i).padStart(4, "0")}`), "When will the parcel arrive? It should arrive today."),
+    );
+    const orders = Array.from({ length: 5 }, (_, i) => says(ALICE, `About my order ${i}: the order was placed in the app.`));
+    await json(await batch(space, [...everyone, ...orders, says(ALICE, "The courier says it will arrive on Friday.")]), 200);
+    // Over the space, `arrive` and `will` are everywhere and `order` is rare; in Alice's history, the reverse.
+    const answer = await search(space, { query: "When will my order arrive?", handle: ALICE });
+    expect(answer.results).toHaveLength(6);
+    expect(answer.results[0]?.snippet).toBe("The courier says it **will** **arrive** on Friday.");
+  });
+
+  it("leaves out an episode summary that only repeats its conversation's messages", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(space, [
+        says(ALICE, "Where is my wardrobe? It was due on Monday."),
+        says(ALICE, "The wardrobe ships tomorrow by courier.", { speaker: { role: "ai_agent" } }),
+      ]),
+      200,
+    );
+    await later(space, 1_000);
+    const quoted = await search(space, { query: "wardrobe courier", handle: ALICE });
+    expect(quoted.results.map((result) => result.kind)).toEqual(["message", "message"]);
+    // A word of the summary that no message holds brings it back.
+    const all = await search(space, { query: "wardrobe", handle: ALICE, mode: "fts5" });
+    const summary = all.results.find((result) => result.kind === "episode")?.snippet.replaceAll("**", "") ?? "";
+    const said = new Set(all.results.flatMap((result) => (result.kind === "message" ? words(result.snippet) : [])));
+    const own = words(summary).find((word) => !said.has(word));
+    expect(own).toBeDefined();
+    const found = await search(space, { query: `wardrobe ${own}`, handle: ALICE });
+    expect(found.results.map((result) => result.kind)).toContain("episode");
   });
 
   it("ignores case and accents, in the text and in the query", async () => {
@@ -149,10 +186,10 @@ describe("POST /v1/search: snippets and what is indexed", () => {
 
     await later(space, 1_000);
     const after = await search(space, { query: "wardrobe 28001 postcode", handle: ALICE });
-    const kinds = after.results.map((result) => result.kind);
-    expect(kinds).toContain("fact");
-    expect(kinds).toContain("episode");
     expect(after.results.find((result) => result.kind === "fact")?.snippet).toBe("**postcode**: **28001**");
+    // The summary only quotes the message here, so plain text leaves it out; FTS5 syntax shows every row.
+    const rows = await search(space, { query: "wardrobe", handle: ALICE, mode: "fts5" });
+    expect(new Set(rows.results.map((result) => result.kind))).toEqual(new Set(["episode", "message", "transcript"]));
 
     // A recompile replaces the session's derived rows: never two of the same fact.
     await json(await batch(space, [says(ALICE, "Thanks, the wardrobe arrived.")]), 200);

@@ -2,7 +2,7 @@ import type { SearchPage, SearchResult } from "../../contract/search";
 import { decodeCursor, encodeCursor } from "../../http/cursor";
 import { Problem } from "../../http/problem";
 import { bm25, type Corpus, idf, MARK_CLOSE, MARK_OPEN, snippetOf } from "./ranking";
-import { ftsString, idToken, queryTerms, tokensOf } from "./tokens";
+import { ftsString, idToken, queryTerms, type Token, tokensOf } from "./tokens";
 
 /** Terms of a plain query that are looked up; the rest of a longer query is ignored. */
 export const MAX_TERMS = 32;
@@ -43,6 +43,8 @@ interface Ranked {
   row: Row;
   score: number;
   snippet: () => string;
+  /** The query terms the row holds (plain text); null: FTS5 syntax, whose matches are FTS5's. */
+  matched: ReadonlySet<string> | null;
 }
 
 const COLUMNS = "rowid, text, kind, ref_id, profile_id, occurred_at, channel, conversation_id";
@@ -62,7 +64,8 @@ export function search(sql: SqlStorage, request: SearchRequest, cache: TermCache
   const scope = scopeOf(request);
   const ranked = request.mode === "fts5" ? rankFts5(sql, request.query, scope) : rankPlain(sql, request.query, scope, cache);
   ranked.sort((a, b) => b.score - a.score || b.row.rowid - a.row.rowid);
-  const rest = after ? ranked.filter(({ score, row }) => score < after.s || (score === after.s && row.rowid < after.r)) : ranked;
+  const shown = withoutRepeats(ranked);
+  const rest = after ? shown.filter(({ score, row }) => score < after.s || (score === after.s && row.rowid < after.r)) : shown;
   const page = rest.slice(0, request.limit);
   const last = page.at(-1);
   const roots = rootsOf(
@@ -114,14 +117,54 @@ function scopeOf(request: SearchRequest): string {
 const within = (scope: string, expression: string) => (scope === "" ? expression : `${scope} AND ${expression}`);
 
 /**
- * Plain text: its terms, any of which may match, ranked by BM25 with each term's document
- * frequency over the whole index. The work is bounded whatever the text: rows with rare terms
- * come first; frequent ones add their newest rows up to `CANDIDATES` (their idf is low: a row
- * with only them seldom outranks one with a rare term, and among themselves the newest go first).
+ * Plain text: its terms, any of which may match, ranked by BM25. A scope of at most `CANDIDATES`
+ * rows (one customer's history, as a rule) is ranked among itself; anything larger with each
+ * term's document frequency over the whole index.
  */
 function rankPlain(sql: SqlStorage, query: string, scope: string, cache: TermCache): Ranked[] {
   const terms = queryTerms(query, MAX_TERMS);
   if (terms.length === 0) return [];
+  const local = scopeCorpus(sql, scope);
+  return local ? rankWithinScope(sql, terms, scope, local) : rankWithinSpace(sql, terms, scope, cache);
+}
+
+/**
+ * A small scope: every row of it with a term is a candidate, and BM25's statistics (rows,
+ * average length, each term's rows) are the scope's own, so what is rare within one
+ * customer's history is what tells its rows apart.
+ */
+function rankWithinScope(sql: SqlStorage, terms: readonly string[], scope: string, corpus: Corpus): Ranked[] {
+  const expression = within(scope, `text : (${terms.map(ftsString).join(" OR ")})`);
+  const rows = sql
+    .exec<Row>(`SELECT ${COLUMNS} FROM search_index WHERE search_index MATCH ? LIMIT ?`, expression, CANDIDATES)
+    .toArray();
+  const candidates = rows.map((row) => ({ row, tokens: tokensOf(row.text) }));
+  const documents = documentsHolding(
+    terms,
+    candidates.map(({ tokens }) => tokens),
+  );
+  const weights = new Map(terms.map((term) => [term, idf(corpus, documents.get(term) ?? 0)]));
+  return candidates.map(({ row, tokens }) => scored(row, tokens, weights, corpus));
+}
+
+/** How many of the texts hold each term. */
+function documentsHolding(terms: readonly string[], texts: readonly (readonly Token[])[]): Map<string, number> {
+  const documents = new Map(terms.map((term) => [term, 0]));
+  for (const tokens of texts) {
+    for (const term of new Set(tokens.map((token) => token.term))) {
+      const count = documents.get(term);
+      if (count !== undefined) documents.set(term, count + 1);
+    }
+  }
+  return documents;
+}
+
+/**
+ * The whole space, or a scope too large to count: bounded work whatever the text. Rows with rare
+ * terms come first; frequent ones add their newest rows up to `CANDIDATES` (their idf is low: a
+ * row with only them seldom outranks one with a rare term, and among themselves the newest go first).
+ */
+function rankWithinSpace(sql: SqlStorage, terms: readonly string[], scope: string, cache: TermCache): Ranked[] {
   const corpus = corpusOf(sql);
   if (corpus.rows === 0) return [];
   const frequencies = terms.map((term) => ({ term, documents: documentFrequency(sql, term, corpus, cache) }));
@@ -140,11 +183,53 @@ function rankPlain(sql: SqlStorage, query: string, scope: string, cache: TermCac
     }
   }
   const weights = new Map(frequencies.map(({ term, documents }) => [term, idf(corpus, documents)]));
-  const wanted = new Set(terms);
-  return [...rows.values()].map((row) => {
-    const tokens = tokensOf(row.text);
-    return { row, score: bm25(tokens, weights, corpus), snippet: () => snippetOf(row.text, wanted) };
+  return [...rows.values()].map((row) => scored(row, tokensOf(row.text), weights, corpus));
+}
+
+function scored(row: Row, tokens: readonly Token[], weights: ReadonlyMap<string, number>, corpus: Corpus): Ranked {
+  const matched = new Set(tokens.map((token) => token.term).filter((term) => weights.has(term)));
+  return { row, score: bm25(tokens, weights, corpus), snippet: () => snippetOf(row.text, new Set(weights.keys())), matched };
+}
+
+/**
+ * Leaves out an episode summary that only repeats its conversation's messages among the results:
+ * a summary quotes its session's request and resolution, so when every query term it holds is
+ * held by those messages too, it would show the same turns a second time.
+ */
+function withoutRepeats(ranked: readonly Ranked[]): Ranked[] {
+  const conversationOf = (row: Row) => `${row.profile_id} ${row.channel} ${row.conversation_id}`;
+  const said = new Map<string, Set<string>>();
+  for (const { row, matched } of ranked) {
+    if (matched === null || row.conversation_id === null || (row.kind !== "message" && row.kind !== "transcript")) continue;
+    const terms = said.get(conversationOf(row)) ?? new Set<string>();
+    for (const term of matched) terms.add(term);
+    said.set(conversationOf(row), terms);
+  }
+  return ranked.filter(({ row, matched }) => {
+    if (matched === null || row.kind !== "episode" || row.conversation_id === null) return true;
+    const terms = said.get(conversationOf(row));
+    return terms === undefined || [...matched].some((term) => !terms.has(term));
   });
+}
+
+/**
+ * The rows of a scope and their average text length, when it holds at most `CANDIDATES` rows;
+ * null for the whole space or a larger scope. Lengths come from FTS5's own per-row sizes
+ * (`search_index_docsize`: a varint per column, the text's first), so no text is read.
+ */
+function scopeCorpus(sql: SqlStorage, scope: string): Corpus | null {
+  if (scope === "") return null;
+  const sizes = sql
+    .exec<{ sz: ArrayBuffer }>(
+      `SELECT d.sz FROM (SELECT rowid FROM search_index WHERE search_index MATCH ? LIMIT ?) s
+       JOIN search_index_docsize d ON d.id = s.rowid`,
+      scope,
+      CANDIDATES + 1,
+    )
+    .toArray();
+  if (sizes.length === 0 || sizes.length > CANDIDATES) return null;
+  const tokens = sizes.reduce((sum, { sz }) => sum + varintsOf(sz)(), 0);
+  return { rows: sizes.length, averageLength: tokens / sizes.length };
 }
 
 /**
@@ -177,9 +262,18 @@ function documentFrequency(sql: SqlStorage, term: string, corpus: Corpus & { las
 function corpusOf(sql: SqlStorage): Corpus & { lastRowid: number } {
   const block = sql.exec<{ block: ArrayBuffer }>("SELECT block FROM search_index_data WHERE id = 1").toArray()[0]?.block;
   if (!block) return { rows: 0, averageLength: 0, lastRowid: 0 };
+  const varint = varintsOf(block);
+  const rows = varint();
+  const textTokens = varint();
+  const lastRowid = sql.exec<{ rowid: number }>("SELECT rowid FROM search_index ORDER BY rowid DESC LIMIT 1").toArray()[0]?.rowid;
+  return { rows, averageLength: rows > 0 ? textTokens / rows : 0, lastRowid: lastRowid ?? 0 };
+}
+
+/** Reads SQLite varints from a blob one after the other (FTS5's records hold their counts so). */
+function varintsOf(block: ArrayBuffer): () => number {
   const bytes = new Uint8Array(block);
   let at = 0;
-  const varint = () => {
+  return () => {
     let value = 0;
     for (let i = 0; i < 9 && at < bytes.length; i++) {
       const byte = bytes[at++] ?? 0;
@@ -189,10 +283,6 @@ function corpusOf(sql: SqlStorage): Corpus & { lastRowid: number } {
     }
     return value;
   };
-  const rows = varint();
-  const textTokens = varint();
-  const lastRowid = sql.exec<{ rowid: number }>("SELECT rowid FROM search_index ORDER BY rowid DESC LIMIT 1").toArray()[0]?.rowid;
-  return { rows, averageLength: rows > 0 ? textTokens / rows : 0, lastRowid: lastRowid ?? 0 };
 }
 
 /** FTS5 syntax, in the text column only: a query that does not parse is `422`, never a `500`. */
@@ -216,7 +306,7 @@ function rankFts5(sql: SqlStorage, query: string, scope: string): Ranked[] {
         CANDIDATES,
       )
       .toArray(),
-  ).map((row) => ({ row, score: Math.max(0, -row.rank), snippet: () => row.snippet }));
+  ).map((row) => ({ row, score: Math.max(0, -row.rank), snippet: () => row.snippet, matched: null }));
 }
 
 const syntaxError = () => new Problem("invalid_input", "query: fts5_syntax_error");
