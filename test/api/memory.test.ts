@@ -165,7 +165,6 @@ describe("sessions: closed on time by the inactivity window, at once by conversa
     expect(compiled.memory.episodes[0]).toMatchObject({ status: "closed", ended_at: iso(t0 + 20 * MINUTE) });
   });
 
-
   it("keeps a session open past its first close time when a later event moved its end, and closes it at the new end", async () => {
     const space = await createSpace();
     const t0 = await freezeClock(space);
