@@ -81,7 +81,7 @@ describe("summarizer: the resolution", () => {
 
 describe("summarizer: the summary", () => {
   it("says there is nothing when there are no events", () => {
-    expect(summarize([])).toEqual({ summary: "No messages.", requested: null, resolution: null });
+    expect(summarize([])).toEqual({ summary: "No messages.", requested: null, resolution: null, searchable: "" });
   });
 
   it("combines request, channels, counts by role, events and resolution, in that order", () => {
@@ -102,6 +102,10 @@ describe("summarizer: the summary", () => {
     expect(digest.summary).toBe(
       "Requested: Can you change my delivery address? Via chat, email. 4 messages: 2 customer, 1 AI agent, 1 human agent. " +
         "Events: order.updated, update order. Resolution: Done, the address is changed.",
+    );
+    // What search finds it by: the content, without the channels and counts every episode has.
+    expect(digest.searchable).toBe(
+      "Can you change my delivery address? order.updated, update order. Done, the address is changed.",
     );
   });
 

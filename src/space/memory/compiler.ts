@@ -147,7 +147,7 @@ function rebuildSession(sql: SqlStorage, session: SessionRecord, now: number, to
     session.status === "open" ? 1 : 0,
     JSON.stringify(episode),
   );
-  indexSession(sql, session, episode.summary, compiled.derivations);
+  indexSession(sql, session, compiled.searchable, compiled.derivations);
   setTimers(
     sql,
     compiled.derivations.flatMap((d) =>

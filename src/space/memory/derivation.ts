@@ -48,6 +48,8 @@ export interface SessionFacts {
 /** What one session compiles to: its episode, what its events derive, and when a person took over from an AI agent. */
 export interface SessionMemory {
   episode: EpisodeBody;
+  /** The episode's text for search. */
+  searchable: string;
   derivations: Derivation[];
   handoffAt: number | null;
 }
@@ -138,6 +140,7 @@ export function compileSession(
       promises,
       derived: derivations.map((d) => ({ type: d.type === "question" ? "open_item" : d.type, id: d.id, summary: summaryOf(d) })),
     },
+    searchable: digest.searchable ?? digest.summary,
     derivations,
     handoffAt,
   };

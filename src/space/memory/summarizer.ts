@@ -5,6 +5,11 @@ export interface EpisodeDigest {
   summary: string;
   requested: string | null;
   resolution: string | null;
+  /**
+   * What search finds the episode by (README "Search"): the summary's content without its
+   * bookkeeping (channels, message counts), which every episode would share. The summary when absent.
+   */
+  searchable?: string;
 }
 
 /** Digests one session's events, given in `occurred_at` order. Must be deterministic and never throw. */
@@ -42,7 +47,13 @@ export const extractiveSummarizer: Summarizer = {
     const happenings = distinct(events.map(happeningOf));
     if (happenings.length > 0) parts.push(`Events: ${happenings.join(", ")}`);
     if (resolution !== null) parts.push(`Resolution: ${resolution}`);
-    return { summary: cut(collapse(parts.map(punctuate).join(" ")), SUMMARY_LIMIT), requested, resolution };
+    const content = [requested, happenings.join(", "), resolution].filter((part) => part !== null && part !== "");
+    return {
+      summary: cut(collapse(parts.map(punctuate).join(" ")), SUMMARY_LIMIT),
+      requested,
+      resolution,
+      searchable: collapse(content.map((part) => punctuate(part as string)).join(" ")),
+    };
   },
 };
 

@@ -37,7 +37,12 @@ export function indexNewItems(sql: SqlStorage): void {
  * Replaces a session's episode summary and facts in the index, when the compiler has compiled
  * it (so they are searchable within the compile's debounce, 200 ms, of their events' batch).
  */
-export function indexSession(sql: SqlStorage, session: SessionRecord, summary: string, derivations: readonly Derivation[]): void {
+export function indexSession(
+  sql: SqlStorage,
+  session: SessionRecord,
+  episodeText: string,
+  derivations: readonly Derivation[],
+): void {
   const sessionToken = idToken(session.sessionId);
   const stale = sql
     .exec<{ rowid: number }>("SELECT rowid FROM search_index WHERE search_index MATCH ?", `session : "${sessionToken}"`)
@@ -52,8 +57,8 @@ export function indexSession(sql: SqlStorage, session: SessionRecord, summary: s
     .toArray();
   const episodeSource = sources.length === 1 && sources[0] ? idToken(sources[0].source_id) : MIXED_SOURCES;
   const rows: (string | number | null)[][] = [];
-  if (summary.trim() !== "") {
-    rows.push([summary, episodeSource, "episode", session.sessionId, session.closedAt ?? session.lastAt]);
+  if (episodeText.trim() !== "") {
+    rows.push([episodeText, episodeSource, "episode", session.sessionId, session.closedAt ?? session.lastAt]);
   }
   for (const derivation of derivations) {
     if (derivation.type !== "fact") continue;
