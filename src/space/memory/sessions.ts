@@ -176,7 +176,7 @@ export class SessionPlacer {
       session.closedAt = session.lastAt + window * 1000;
       session.closedBy = "inactivity";
     }
-    this.#touch(session);
+    this.#touched.set(session.sessionId, session);
     this.#recent.set(key, session);
     return { session, late };
   }
@@ -209,7 +209,7 @@ export class SessionPlacer {
         session.closedAt = Math.max(ref.at, session.lastAt);
         session.closedBy = "ended";
       }
-      this.#touch(session);
+      this.#touched.set(session.sessionId, session);
     }
     return marked;
   }
@@ -265,13 +265,9 @@ export class SessionPlacer {
     return touched;
   }
 
-  #touch(session: SessionRecord): void {
-    this.#touched.set(session.sessionId, session);
-  }
-
   /** A stored session as this batch sees it: read once, then the same record however it is found again. */
   #loaded(row: SessionRow): SessionRecord {
-    const known = this.#touched.get(row.session_id) ?? this.#read.get(row.session_id);
+    const known = this.#read.get(row.session_id);
     if (known) return known;
     const session = record(row);
     this.#read.set(session.sessionId, session);
