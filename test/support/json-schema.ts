@@ -1,5 +1,6 @@
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
+import { rewriteRefs } from "../../src/edge/mcp/schemas";
 
 /**
  * Requests generated from the OpenAPI document itself (not from the zod schemas behind it),
@@ -45,17 +46,6 @@ export class SchemaSet {
     }
     return validator.validate(value).valid;
   }
-}
-
-function rewriteRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(rewriteRefs);
-  if (value === null || typeof value !== "object") return value;
-  const out: Schema = {};
-  for (const [key, inner] of Object.entries(value)) {
-    out[key] =
-      key === "$ref" && typeof inner === "string" ? inner.replace("#/components/schemas/", "#/$defs/") : rewriteRefs(inner);
-  }
-  return out;
 }
 
 /** Where a string goes decides which characters it may hold. */

@@ -72,7 +72,7 @@ function referencedComponents(root: unknown, components: Record<string, JsonObje
 }
 
 /** A copy with OpenAPI's component references turned into JSON Schema's `$defs` references. */
-function rewriteRefs(node: unknown): unknown {
+export function rewriteRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(rewriteRefs);
   if (node === null || typeof node !== "object") return node;
   const copy: JsonObject = {};

@@ -43,7 +43,7 @@ export function queryTerms(query: string, max: number): string[] {
   return [...terms];
 }
 
-/** An FTS5 string: any text between double quotes (doubled inside) is a phrase, never syntax. */
+/** An FTS5 string: text between double quotes (doubled inside) is a phrase, never syntax. */
 export const ftsString = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 /** An id as one token of the `profile`, `source` and `session` columns. */
