@@ -1,4 +1,4 @@
-import { sql as drizzleSql, is, Param, Placeholder } from "drizzle-orm";
+import { getTableColumns } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { type BatchAnswer, BatchEnvelopeSchema, type BatchItem, type ItemError } from "../contract/batch";
 import type { Scope } from "../contract/common";
@@ -89,6 +89,7 @@ export function ingestBatch(
       intake,
       candidates.map((candidate) => candidate.item.idempotency_key),
     );
+    const rows: ItemRow[] = [];
     for (const candidate of candidates) {
       // Checked first, so that a duplicate has no identity effects.
       if (stored.has(candidate.item.idempotency_key)) {
@@ -106,9 +107,10 @@ export function ingestBatch(
       }
       // Arrival order for the hot tier; the stored `seq` is the same order.
       const sessionId = memory.place(candidate.item, profileId, itemId, now * 1000 + candidate.index, candidate.occurredAt);
-      insertItem(intake, row(candidate, caller, now, itemId, profileId, sessionId));
+      rows.push(row(candidate, caller, now, itemId, profileId, sessionId));
       accepted++;
     }
+    insertItems(intake, rows);
     resolution.finish();
     live = memory.finish();
     indexNewItems(intake.sql);
@@ -158,57 +160,57 @@ function row(
 }
 
 /**
- * The items table with its insert built once: the batch path runs it for every item. The SQL
- * comes from drizzle (the schema stays in one place) but runs as a plain `exec`: without
- * `RETURNING` and drizzle's row mapping it costs about half as much. Duplicates are found
- * before (`storedKeys`) so that they have no identity effects; `ON CONFLICT DO NOTHING` stays as
- * the unique index's last word.
+ * The items table with its insert built once. The column names come from the drizzle schema
+ * (kept in one place); the rows go in as one JSON array in one statement, not one statement per
+ * item: a statement's round trip into SQLite costs more than reading its row out of JSON.
+ * Duplicates are found before (`storedKeys`) so that they have no identity effects;
+ * `ON CONFLICT DO NOTHING` stays as the unique index's last word.
  */
 export interface Intake {
   db: Db;
   sql: SqlStorage;
-  insert: { text: string; names: (keyof ItemRow)[] };
+  insert: string;
 }
 
 /** An items row; `type` and `kind` are wider than a batch item's (feedback is stored here too). */
 export type ItemRow = Omit<ReturnType<typeof row>, "type" | "kind"> & { type: string; kind: string | null };
 
+const ITEM_COLUMNS = [
+  "itemId",
+  "idempotencyKey",
+  "type",
+  "kind",
+  "channel",
+  "conversationId",
+  "taskId",
+  "sourceId",
+  "keyId",
+  "test",
+  "occurredAt",
+  "claimedOccurredAt",
+  "clockCorrected",
+  "receivedAt",
+  "body",
+  "profileId",
+  "sessionId",
+] as const satisfies readonly (keyof ItemRow)[];
+
 export function openIntake(db: Db, sql: SqlStorage): Intake {
-  const p = (name: keyof ItemRow) => drizzleSql.placeholder(name);
-  const query = db
-    .insert(items)
-    .values({
-      itemId: p("itemId"),
-      idempotencyKey: p("idempotencyKey"),
-      type: p("type"),
-      kind: p("kind"),
-      channel: p("channel"),
-      conversationId: p("conversationId"),
-      taskId: p("taskId"),
-      sourceId: p("sourceId"),
-      keyId: p("keyId"),
-      test: p("test"),
-      occurredAt: p("occurredAt"),
-      claimedOccurredAt: p("claimedOccurredAt"),
-      clockCorrected: p("clockCorrected"),
-      receivedAt: p("receivedAt"),
-      body: p("body"),
-      profileId: p("profileId"),
-      sessionId: p("sessionId"),
-    })
-    .onConflictDoNothing()
-    .toSQL();
-  const names = query.params.map((param) => {
-    const placeholder = is(param, Param) ? param.value : param;
-    if (!is(placeholder, Placeholder)) throw new Error("every value of the item insert must be a placeholder");
-    return placeholder.name as keyof ItemRow;
-  });
-  return { db, sql, insert: { text: query.sql, names } };
+  const columns = getTableColumns(items);
+  const names = ITEM_COLUMNS.map((name) => columns[name].name).join(", ");
+  const values = ITEM_COLUMNS.map((_, index) => `r.value ->> ${index}`).join(", ");
+  // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT, not to a join.
+  return {
+    db,
+    sql,
+    insert: `INSERT INTO items (${names}) SELECT ${values} FROM json_each(?) r WHERE true ON CONFLICT DO NOTHING`,
+  };
 }
 
-export function insertItem(intake: Intake, values: ItemRow): void {
-  const { text, names } = intake.insert;
-  intake.sql.exec(text, ...names.map((name) => values[name]));
+/** Stores rows in the order given (their `seq` follows it). */
+export function insertItems(intake: Intake, rows: readonly ItemRow[]): void {
+  if (rows.length === 0) return;
+  intake.sql.exec(intake.insert, JSON.stringify(rows.map((values) => ITEM_COLUMNS.map((name) => values[name]))));
 }
 
 /** The keys among `keys` already stored, in one statement (a JSON array: SQLite binds at most 100 values). */

@@ -4,7 +4,7 @@ import { describeIssues } from "../../http/issues";
 import { Problem } from "../../http/problem";
 import { uuidv7 } from "../../ids";
 import { rootOf } from "../identity/profiles";
-import { type Intake, insertItem, storedKeys } from "../intake";
+import { type Intake, insertItems, storedKeys } from "../intake";
 import { supersedeServedContexts } from "../measurement/served-contexts";
 import { compileSubjects, queueCompile } from "./compiler";
 import { recordCorrection } from "./corrections";
@@ -72,25 +72,27 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
       }
       const itemId = uuidv7(now);
       const occurredAt = item.occurred_at ? Date.parse(item.occurred_at) : now;
-      insertItem(intake, {
-        itemId,
-        idempotencyKey: item.idempotency_key,
-        type: "feedback",
-        kind: item.action,
-        channel: null,
-        conversationId: item.action === "conversation_outcome" ? item.conversation_id : null,
-        taskId: null,
-        sourceId: caller.sourceId,
-        keyId: caller.keyId,
-        test: caller.test ? 1 : 0,
-        occurredAt,
-        claimedOccurredAt: null,
-        clockCorrected: 0,
-        receivedAt: now,
-        body: json,
-        profileId: rootOf(intake.sql, target.profileId)?.profileId ?? target.profileId,
-        sessionId: null,
-      });
+      insertItems(intake, [
+        {
+          itemId,
+          idempotencyKey: item.idempotency_key,
+          type: "feedback",
+          kind: item.action,
+          channel: null,
+          conversationId: item.action === "conversation_outcome" ? item.conversation_id : null,
+          taskId: null,
+          sourceId: caller.sourceId,
+          keyId: caller.keyId,
+          test: caller.test ? 1 : 0,
+          occurredAt,
+          claimedOccurredAt: null,
+          clockCorrected: 0,
+          receivedAt: now,
+          body: json,
+          profileId: rootOf(intake.sql, target.profileId)?.profileId ?? target.profileId,
+          sessionId: null,
+        },
+      ]);
       const seq = intake.sql.exec<{ seq: number }>("SELECT last_insert_rowid() AS seq").one().seq;
       const value = "value" in item ? item.value : null;
       if (target.kind === "subjects") {
