@@ -79,15 +79,9 @@ export function findHandleById(sql: SqlStorage, handleId: string): HandleRecord 
   return row ? record(row) : null;
 }
 
-export function insertHandle(
-  sql: SqlStorage,
-  handle: Handle,
-  profileId: string,
-  seenAt: number,
-  sourceId: string | null,
-  now: number,
-): HandleRecord {
-  const created: HandleRecord = {
+/** A handle first seen now, in `profileId`: not stored until `insertHandles`. */
+export function newHandle(handle: Handle, profileId: string, seenAt: number, sourceId: string | null, now: number): HandleRecord {
+  return {
     ...handle,
     handleId: uuidv7(now),
     profileId,
@@ -97,20 +91,30 @@ export function insertHandle(
     lastSeen: seenAt,
     sources: sourceId === null ? [] : [sourceId],
   };
+}
+
+/** Stores new handles in one statement. */
+export function insertHandles(sql: SqlStorage, records: readonly HandleRecord[]): void {
+  if (records.length === 0) return;
   sql.exec(
-    "INSERT INTO handles (handle_id, type, scope, value, profile_id, status, level, first_seen, last_seen, sources) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    created.handleId,
-    handle.type,
-    handle.scope,
-    handle.value,
-    profileId,
-    created.status,
-    created.level,
-    seenAt,
-    seenAt,
-    JSON.stringify(created.sources),
+    `INSERT INTO handles (handle_id, type, scope, value, profile_id, status, level, first_seen, last_seen, sources)
+     SELECT h.value ->> 0, h.value ->> 1, h.value ->> 2, h.value ->> 3, h.value ->> 4, h.value ->> 5, h.value ->> 6, h.value ->> 7, h.value ->> 8, h.value ->> 9
+     FROM json_each(?) h`,
+    JSON.stringify(
+      records.map((r) => [
+        r.handleId,
+        r.type,
+        r.scope,
+        r.value,
+        r.profileId,
+        r.status,
+        r.level,
+        r.firstSeen,
+        r.lastSeen,
+        JSON.stringify(r.sources),
+      ]),
+    ),
   );
-  return created;
 }
 
 /** Widens handles' first and last seen times to include theirs (memory time, not arrival), in one statement. */

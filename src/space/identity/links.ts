@@ -1,7 +1,7 @@
 import type { Link, LinkInput } from "../../contract/identity";
 import { Problem } from "../../http/problem";
 import { uuidv7 } from "../../ids";
-import { findHandle, insertHandle } from "./handle-store";
+import { findHandle, insertHandles, newHandle } from "./handle-store";
 import { type Handle, type HandleInput, normalizeHandle } from "./handles";
 import { createProfile, findProfile, rootOf, type SubjectKind } from "./profiles";
 
@@ -69,7 +69,7 @@ function profileOfHandle(sql: SqlStorage, handle: Handle, kind: SubjectKind, sou
   const known = findHandle(sql, handle);
   if (known) return known.profileId;
   const profileId = createProfile(sql, kind, now);
-  insertHandle(sql, handle, profileId, now, sourceId, now);
+  insertHandles(sql, [newHandle(handle, profileId, now, sourceId, now)]);
   return profileId;
 }
 

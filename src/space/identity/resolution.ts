@@ -5,7 +5,8 @@ import {
   findHandle,
   findHandles,
   type HandleRecord,
-  insertHandle,
+  insertHandles,
+  newHandle,
   noteHandleSource,
   setHandleLevel,
   touchHandles,
@@ -20,13 +21,16 @@ const keyOf = (handle: Handle) => `${handle.type}\n${handle.scope}\n${handle.val
 /**
  * Resolves the items of one batch to profiles (DESIGN 3.5), inside the batch's transaction.
  * Handles met in the batch are kept in memory (a batch often names one customer many times),
- * and their seen times are written once per handle at the end, only where they widened.
+ * and their seen times are written once per handle at the end, only where they widened. New
+ * handles are stored together, before anything reads or changes handles in SQLite.
  */
 export class Resolution {
   #handles = new Map<string, HandleRecord>();
   /** After `prefetch`, a handle missing from `#handles` is not stored: no lookup needed. */
   #complete = false;
   #seen = new Map<HandleRecord, { first: number; last: number }>();
+  /** Handles created by the batch and not stored yet (`#store`). */
+  #created: HandleRecord[] = [];
   /** Roots met in the batch; forgotten at every merge. */
   #roots = new Map<string, string | null>();
 
@@ -59,6 +63,7 @@ export class Resolution {
 
   /** `identify`: the handles are one subject. Their profiles merge into the oldest; unknown handles join it. */
   identify(handles: readonly Handle[], subjectKind: SubjectKind, evidence: MergeEvidence, at: number): string {
+    this.#store();
     const known = handles.map((handle) => this.#find(handle));
     const roots = new Map<string, ProfileRecord>();
     for (const handle of known) {
@@ -79,6 +84,7 @@ export class Resolution {
     if (handles.length === 0) return null;
     const profileId = this.event({ handles }, at);
     if (level === "no_customer") return profileId;
+    this.#store();
     for (const handle of handles) {
       const record = this.#find(handle);
       if (record && LEVELS.indexOf(record.level) < LEVELS.indexOf(level)) {
@@ -97,6 +103,7 @@ export class Resolution {
 
   /** Writes the seen times that widened a handle's, in one statement. */
   finish(): void {
+    this.#store();
     const widened = [...this.#seen].filter(([record, { first, last }]) => first < record.firstSeen || last > record.lastSeen);
     touchHandles(
       this.sql,
@@ -106,6 +113,11 @@ export class Resolution {
     this.#handles.clear();
     this.#roots.clear();
     this.#complete = false;
+  }
+
+  #store(): void {
+    insertHandles(this.sql, this.#created);
+    this.#created = [];
   }
 
   #rootOf(profileId: string): string | null {
@@ -131,7 +143,8 @@ export class Resolution {
       // An unknown handle may stand twice in one item: the first time created it.
       let record = known[index] ?? this.#handles.get(keyOf(handle)) ?? null;
       if (!record) {
-        record = insertHandle(this.sql, handle, profileId, at, this.sourceId, this.now);
+        record = newHandle(handle, profileId, at, this.sourceId, this.now);
+        this.#created.push(record);
         this.#handles.set(keyOf(handle), record);
       }
       noteHandleSource(this.sql, record, this.sourceId);
