@@ -89,7 +89,7 @@ export function ingestBatch(
       intake,
       candidates.map((candidate) => candidate.item.idempotency_key),
     );
-    const rows: ItemRow[] = [];
+    const resolved: (Accepted & { itemId: string; profileId: string | null })[] = [];
     for (const candidate of candidates) {
       // Checked first, so that a duplicate has no identity effects.
       if (stored.has(candidate.item.idempotency_key)) {
@@ -97,19 +97,22 @@ export function ingestBatch(
         continue;
       }
       const itemId = uuidv7(now);
-      let profileId: string | null;
       try {
-        profileId = applyIdentity(intake.sql, resolution, { ...candidate, itemId }, caller.sourceId, now);
+        const profileId = applyIdentity(intake.sql, resolution, { ...candidate, itemId }, caller.sourceId, now);
+        resolved.push({ ...candidate, itemId, profileId });
       } catch (error) {
         if (!(error instanceof Problem)) throw error;
         errors.push({ index: candidate.index, code: error.code, detail: error.detail ?? error.code });
-        continue;
       }
-      // Arrival order for the hot tier; the stored `seq` is the same order.
-      const sessionId = memory.place(candidate.item, profileId, itemId, now * 1000 + candidate.index, candidate.occurredAt);
-      rows.push(row(candidate, caller, now, itemId, profileId, sessionId));
-      accepted++;
     }
+    memory.prefetchSessions(resolved);
+    const rows = resolved.map((candidate) => {
+      // Arrival order for the hot tier; the stored `seq` is the same order.
+      const { item, itemId, profileId, index, occurredAt } = candidate;
+      const sessionId = memory.place(item, profileId, itemId, now * 1000 + index, occurredAt);
+      return row(candidate, caller, now, itemId, profileId, sessionId);
+    });
+    accepted = rows.length;
     insertItems(intake, rows);
     resolution.finish();
     live = memory.finish();

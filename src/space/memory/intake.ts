@@ -29,18 +29,27 @@ export class MemoryIntake {
     this.#placer = new SessionPlacer(sql, config, now);
   }
 
+  /** Before identity: which of the items' conversation ids are aliases. */
   prefetch(items: readonly BatchItem[]): void {
-    this.#placer.prefetch(
+    this.#placer.prefetchAliases(
       items.flatMap((item) =>
         item.type === "event" || item.type === "conversation.ended" || item.type === "task.ended" || item.type === "handoff"
           ? [
               {
                 conversationId: ("conversation_id" in item ? item.conversation_id : undefined) ?? null,
                 conversationAliases: (item.type === "event" ? item.conversation_aliases : undefined) ?? [],
-                taskId: ("task_id" in item ? item.task_id : undefined) ?? null,
               },
             ]
           : [],
+      ),
+    );
+  }
+
+  /** After identity: the stored sessions the events could join, read at once. */
+  prefetchSessions(resolved: readonly { item: BatchItem; profileId: string | null; occurredAt: number }[]): void {
+    this.#placer.prefetchSessions(
+      resolved.flatMap(({ item, profileId, occurredAt }) =>
+        item.type === "event" && profileId !== null ? [sessionEventOf(item, profileId, occurredAt)] : [],
       ),
     );
   }
@@ -50,16 +59,7 @@ export class MemoryIntake {
     switch (item.type) {
       case "event": {
         if (profileId === null) return null;
-        const event: SessionEvent = {
-          profileId,
-          occurredAt,
-          channel: item.channel ?? null,
-          conversationId: item.conversation_id ?? null,
-          conversationAliases: item.conversation_aliases ?? [],
-          taskId: item.task_id ?? null,
-          canonicalType: item.canonical_type ?? null,
-        };
-        const { session } = this.#placer.place(event);
+        const { session } = this.#placer.place(sessionEventOf(item, profileId, occurredAt));
         this.#queue(session.sessionId, session.profileId);
         this.#live.push({
           sessionId: session.sessionId,
@@ -111,4 +111,16 @@ export class MemoryIntake {
     const queued = this.#queued.get(sessionId);
     this.#queued.set(sessionId, { profileId, events: (queued?.events ?? 0) + 1 });
   }
+}
+
+function sessionEventOf(item: Extract<BatchItem, { type: "event" }>, profileId: string, occurredAt: number): SessionEvent {
+  return {
+    profileId,
+    occurredAt,
+    channel: item.channel ?? null,
+    conversationId: item.conversation_id ?? null,
+    conversationAliases: item.conversation_aliases ?? [],
+    taskId: item.task_id ?? null,
+    canonicalType: item.canonical_type ?? null,
+  };
 }

@@ -95,6 +95,8 @@ export class SessionPlacer {
   /** Stored sessions as they were read, and the records the batch works on. */
   #stored = new Map<string, SessionRecord>();
   #read = new Map<string, SessionRecord>();
+  /** The stored sessions the batch could join (`prefetchSessions`), by conversation key. */
+  #storedByKey = new Map<string, SessionRecord[]>();
   /** The session each conversation key last joined in this batch (events come in `occurred_at` order). */
   #recent = new Map<string, SessionRecord>();
   #canonical = new Map<string, string>();
@@ -108,35 +110,46 @@ export class SessionPlacer {
     this.#windows = { ...DEFAULT_SESSION_WINDOWS_S, ...config.session_windows };
   }
 
-  /**
-   * Reads, in two statements, what the batch's events will need: the aliases among their
-   * conversation ids, and the open sessions of their conversations and tasks (most events join one).
-   */
-  prefetch(events: readonly Pick<SessionEvent, "conversationId" | "conversationAliases" | "taskId">[]): void {
+  /** Reads, in one statement, which of the batch's conversation ids are aliases of another (before identity). */
+  prefetchAliases(events: readonly Pick<SessionEvent, "conversationId" | "conversationAliases">[]): void {
     const ids = new Set<string>();
     for (const event of events) {
       if (event.conversationId !== null) ids.add(event.conversationId);
       for (const alias of event.conversationAliases) ids.add(alias);
     }
-    if (ids.size > 0) {
-      const rows = this.sql.exec<{ alias: string; conversation_id: string }>(
-        "SELECT a.alias, a.conversation_id FROM json_each(?) j CROSS JOIN conversation_aliases a WHERE a.alias = j.value",
-        JSON.stringify([...ids]),
-      );
-      for (const row of rows) this.#canonical.set(row.alias, row.conversation_id);
-    }
-    const conversations = new Set<string>();
-    for (const { taskId, conversationId } of events) {
-      if (taskId !== null) conversations.add(taskId);
-      else if (conversationId !== null) conversations.add(this.#canonical.get(conversationId) ?? conversationId);
-    }
-    const open = this.sql.exec<SessionRow>(
-      `SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.conversation_id = j.value AND s.status = 'open'`,
-      JSON.stringify([...conversations]),
+    if (ids.size === 0) return;
+    const rows = this.sql.exec<{ alias: string; conversation_id: string }>(
+      "SELECT a.alias, a.conversation_id FROM json_each(?) j CROSS JOIN conversation_aliases a WHERE a.alias = j.value",
+      JSON.stringify([...ids]),
     );
-    for (const row of open) {
-      const held = this.#recent.get(row.conversation_key);
-      if (!held || held.startedAt < row.started_at) this.#recent.set(row.conversation_key, this.#loaded(row));
+    for (const row of rows) this.#canonical.set(row.alias, row.conversation_id);
+  }
+
+  /**
+   * Reads, in one statement, every stored session the batch's events could join: of their
+   * profiles, active within a window of the earliest of them (a session that could hold an event
+   * at `at` was active at `at` minus its window or later). Placing then needs no further reads.
+   */
+  prefetchSessions(events: readonly SessionEvent[]): void {
+    const since = new Map<string, number>();
+    for (const event of events) {
+      const kind = event.taskId !== null ? "task" : "conversation";
+      const from = event.occurredAt - this.#windowOf(kind, event.channel) * 1000;
+      since.set(event.profileId, Math.min(since.get(event.profileId) ?? from, from));
+    }
+    if (since.size === 0) return;
+    const rows = this.sql.exec<SessionRow>(
+      "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.profile_id = j.value ->> 0 AND s.last_at >= j.value ->> 1",
+      JSON.stringify([...since]),
+    );
+    for (const row of rows) {
+      const session = this.#loaded(row);
+      const sessions = this.#storedByKey.get(session.conversationKey) ?? [];
+      sessions.push(session);
+      this.#storedByKey.set(session.conversationKey, sessions);
+      const held = this.#recent.get(session.conversationKey);
+      if (session.status === "open" && (!held || held.startedAt < session.startedAt))
+        this.#recent.set(session.conversationKey, session);
     }
   }
 
@@ -316,23 +329,16 @@ export class SessionPlacer {
 
   /** The stored session of `key` whose window holds `at`: the one started last before it, else the next one. */
   #find(key: string, at: number, window: number): SessionRecord | null {
-    const before = this.sql
-      .exec<SessionRow>(
-        "SELECT * FROM sessions WHERE conversation_key = ? AND started_at <= ? ORDER BY started_at DESC LIMIT 1",
-        key,
-        at,
-      )
-      .toArray()[0];
-    const earlier = before && this.#loaded(before);
+    let earlier: SessionRecord | null = null;
+    let later: SessionRecord | null = null;
+    for (const session of this.#storedByKey.get(key) ?? []) {
+      if (session.startedAt <= at) {
+        if (!earlier || session.startedAt > earlier.startedAt) earlier = session;
+      } else if (!later || session.startedAt < later.startedAt) {
+        later = session;
+      }
+    }
     if (earlier && holds(earlier, at, window)) return earlier;
-    const after = this.sql
-      .exec<SessionRow>(
-        "SELECT * FROM sessions WHERE conversation_key = ? AND started_at > ? ORDER BY started_at LIMIT 1",
-        key,
-        at,
-      )
-      .toArray()[0];
-    const later = after && this.#loaded(after);
     return later && holds(later, at, window) ? later : null;
   }
 }
