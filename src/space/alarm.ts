@@ -2,24 +2,30 @@ import { continueSuggestions, type JobState, startSuggestions } from "./identity
 import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
 import { closeSession } from "./memory/sessions";
-import { type Timer, takeDueTimers } from "./timers";
+import { setTimer, type Timer, takeDueTimers } from "./timers";
+import { COMPILE_YIELD_MS } from "./write-pressure";
 
 /** What timers changed that the object holds in memory: sessions that closed leave the hot tier. */
 export interface TimerEffects {
   closed: { sessionId: string; profileId: string }[];
 }
 
-/**
- * Runs every timer due at `now` (DESIGN §4): the one place a timer's kind meets its effect.
- * `stopwatch` measures work (jobs report their slices' length); `now` decides what is due.
- */
-export function runDueTimers(sql: SqlStorage, now: number, stopwatch: () => number): TimerEffects {
+/** What a round of timers is told besides the time. */
+export interface Round {
+  /** Measures work (jobs report their slices' length); `now` decides what is due. */
+  stopwatch: () => number;
+  /** Asked when a compile is due: false while writes saturate the object (`write-pressure.ts`). */
+  mayCompile: () => boolean;
+}
+
+/** Runs every timer due at `now` (DESIGN §4): the one place a timer's kind meets its effect. */
+export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerEffects {
   const effects: TimerEffects = { closed: [] };
-  for (const timer of takeDueTimers(sql, now)) run(sql, timer, now, stopwatch, effects);
+  for (const timer of takeDueTimers(sql, now)) run(sql, timer, now, round, effects);
   return effects;
 }
 
-function run(sql: SqlStorage, timer: Timer, now: number, stopwatch: () => number, effects: TimerEffects): void {
+function run(sql: SqlStorage, timer: Timer, now: number, { stopwatch, mayCompile }: Round, effects: TimerEffects): void {
   switch (timer.kind) {
     case "suggestions.debounce":
       startSuggestions(sql, now);
@@ -36,7 +42,8 @@ function run(sql: SqlStorage, timer: Timer, now: number, stopwatch: () => number
       break;
     }
     case "memory.compile":
-      compileSlice(sql, now, stopwatch);
+      if (mayCompile()) compileSlice(sql, now, stopwatch);
+      else setTimer(sql, { ...timer, dueAt: now + COMPILE_YIELD_MS });
       break;
     case "promise.due": {
       const { profileId, subject } = timer.payload as { profileId: string; subject: string };

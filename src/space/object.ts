@@ -40,7 +40,7 @@ import { type JobStatus, suggestionJobStatus } from "./identity/suggestion-job";
 import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity/suggestions";
 import { type Intake, ingestBatch, openIntake } from "./intake";
 import { contextUseReport } from "./measurement/context-use";
-import { compileQueueLength, queueProfile } from "./memory/compiler";
+import { compileBacklog, compileQueueLength, queueProfile } from "./memory/compiler";
 import { contextOf, contextOfHandle } from "./memory/context";
 import { ingestFeedback } from "./memory/feedback";
 import { DEFAULT_HISTORY_TEXT_LEVEL, historyItem, openHistory, showsText } from "./memory/history";
@@ -50,6 +50,7 @@ import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot }
 import type { TermCache } from "./search/query";
 import { searchProfile, searchSpace } from "./search/search";
 import { nextDueAt } from "./timers";
+import { BACKLOG_SESSIONS, WritePressure } from "./write-pressure";
 
 /** How many rounds of due timers one alarm runs, and for how long at most, before it yields to a new alarm. */
 const ALARM_ROUNDS = 200;
@@ -86,6 +87,8 @@ export class SpaceObject extends DurableObject<Env> {
   #hot = new HotTier(DEFAULT_HOT_TIER_BUDGET_MB * MB);
   /** Estimated document frequencies of frequent search terms (rebuilt as needed). */
   #searchTerms: TermCache = new Map();
+  /** Whether batches saturate the object: the compiler yields to them. */
+  #pressure = new WritePressure();
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
 
@@ -113,7 +116,13 @@ export class SpaceObject extends DurableObject<Env> {
     this.#alarmAt = null;
     const started = performance.now();
     for (let round = 1; ; round++) {
-      const effects = this.#db.transaction(() => runDueTimers(this.#sql, this.clock.now(), () => performance.now()));
+      const now = this.clock.now();
+      const effects = this.#db.transaction(() =>
+        runDueTimers(this.#sql, now, {
+          stopwatch: () => performance.now(),
+          mayCompile: () => this.#pressure.mayCompile(now, () => compileBacklog(this.#sql, BACKLOG_SESSIONS)),
+        }),
+      );
       this.#hot.close(effects.closed);
       const next = nextDueAt(this.#sql);
       const more = next !== null && next <= this.clock.now();
@@ -141,6 +150,7 @@ export class SpaceObject extends DurableObject<Env> {
         source: caller.source,
       };
       const { answer, live } = ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, this.#replica.config.values);
+      this.#pressure.wrote();
       // Committed: the next read from any channel sees these events in `live`.
       this.#hot.add(live.added);
       this.#hot.close(live.closed);

@@ -244,3 +244,8 @@ export function hurryCompile(sql: SqlStorage, members: readonly string[]): void 
 export function compileQueueLength(sql: SqlStorage): number {
   return sql.exec<{ n: number }>("SELECT count(*) AS n FROM compile_queue").one().n;
 }
+
+/** Whether at least `sessions` wait to be compiled, without counting them all. */
+export function compileBacklog(sql: SqlStorage, sessions: number): boolean {
+  return sql.exec("SELECT 1 FROM compile_queue LIMIT 1 OFFSET ?", sessions - 1).toArray().length > 0;
+}

@@ -1,0 +1,63 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { drizzle } from "drizzle-orm/durable-sqlite";
+import { describe, expect, it } from "vitest";
+import { runDueTimers } from "../../src/space/alarm";
+import { type IntakeCaller, ingestBatch, openIntake } from "../../src/space/intake";
+import { COMPILE_DEBOUNCE_MS, compileQueueLength } from "../../src/space/memory/compiler";
+import type { SourceRecord } from "../../src/space/replica";
+import { COMPILE_YIELD_MS, MAX_YIELD_MS, WritePressure } from "../../src/space/write-pressure";
+import { message } from "../support/seed";
+
+const source: SourceRecord = {
+  sourceId: "src",
+  kind: "agent",
+  verificationCeiling: "V2",
+  act: { operations: [], objectTypes: [] },
+};
+const caller: IntakeCaller = { keyId: "key", sourceId: "src", scopes: ["track"], test: false, source };
+const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
+
+describe("the compiler yields to writes that saturate the object", () => {
+  it("runs whenever no batch came since it last ran, however long the backlog", () => {
+    const pressure = new WritePressure();
+    expect(pressure.mayCompile(NOW, () => true)).toBe(true);
+    expect(pressure.mayCompile(NOW + 1, () => true)).toBe(true);
+  });
+
+  it("yields while batches keep coming and the backlog is long, and still runs once per MAX_YIELD_MS", () => {
+    const pressure = new WritePressure();
+    expect(pressure.mayCompile(NOW, () => true)).toBe(true);
+    pressure.wrote();
+    expect(pressure.mayCompile(NOW + 10, () => true)).toBe(false);
+    pressure.wrote();
+    expect(pressure.mayCompile(NOW + MAX_YIELD_MS - 1, () => true)).toBe(false);
+    pressure.wrote();
+    expect(pressure.mayCompile(NOW + MAX_YIELD_MS, () => true)).toBe(true);
+  });
+
+  it("does not yield to batches while the backlog is short (a steady rate the compiler keeps up with)", () => {
+    const pressure = new WritePressure();
+    expect(pressure.mayCompile(NOW, () => false)).toBe(true);
+    pressure.wrote();
+    expect(pressure.mayCompile(NOW + 10, () => false)).toBe(true);
+  });
+
+  it("puts a compile it may not run off by COMPILE_YIELD_MS, its queue untouched, and compiles it later", async () => {
+    const stub = env.SPACE.get(env.SPACE.newUniqueId());
+    await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      const intake = openIntake(drizzle(state.storage), sql);
+      ingestBatch(intake, caller, { items: [message({ occurred_at: "2026-11-24T11:59:00Z" })] }, NOW, {});
+      expect(compileQueueLength(sql)).toBe(1);
+
+      const due = NOW + COMPILE_DEBOUNCE_MS;
+      runDueTimers(sql, due, { stopwatch: () => performance.now(), mayCompile: () => false });
+      expect(compileQueueLength(sql)).toBe(1);
+      const timer = sql.exec<{ due_at: number }>("SELECT due_at FROM timers WHERE kind = 'memory.compile'").one();
+      expect(timer.due_at).toBe(due + COMPILE_YIELD_MS);
+
+      runDueTimers(sql, due + COMPILE_YIELD_MS, { stopwatch: () => performance.now(), mayCompile: () => true });
+      expect(compileQueueLength(sql)).toBe(0);
+    });
+  });
+});
