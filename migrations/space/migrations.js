@@ -1,3 +1,4 @@
+import journal from "./meta/_journal.json";
 import m0000 from "./0000_init.sql";
 import m0001 from "./0001_identity.sql";
 import m0002 from "./0002_memory.sql";
@@ -5,7 +6,7 @@ import m0003 from "./0003_memory_entries.sql";
 import m0004 from "./0004_navigation.sql";
 import m0005 from "./0005_search.sql";
 import m0006 from "./0006_session_and_queue_order.sql";
-import journal from "./meta/_journal.json";
+import m0007 from "./0007_open_sessions.sql";
 
 export default {
   journal,
@@ -17,5 +18,6 @@ export default {
     m0004,
     m0005,
     m0006,
+    m0007,
   },
 };

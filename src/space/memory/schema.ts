@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
@@ -24,8 +25,12 @@ export const sessions = sqliteTable(
   },
   (table) => [
     index("sessions_conversation").on(table.conversationKey, table.startedAt),
-    index("sessions_conversation_id").on(table.conversationId, table.status),
-    index("sessions_profile").on(table.profileId, table.status),
+    // Every session of a conversation, whoever's, by start (its end and latest sessions); a
+    // status here would move the entry at every close.
+    index("sessions_conversation_start").on(table.conversationId, table.startedAt),
+    // Only open sessions: a small index that a session leaves when it closes, instead of one
+    // entry per session ever kept in order of profile.
+    index("sessions_open").on(table.profileId).where(sql`status = 'open'`),
     // The timeline walks a profile's sessions newest first: a session holds no event after its `last_at`
     // nor before its `started_at`, both read from the index.
     index("sessions_profile_last").on(table.profileId, table.lastAt, table.startedAt),
