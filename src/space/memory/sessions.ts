@@ -126,21 +126,29 @@ export class SessionPlacer {
   }
 
   /**
-   * Reads, in one statement, every stored session the batch's events could join: of their
-   * profiles, active within a window of the earliest of them (a session that could hold an event
-   * at `at` was active at `at` minus its window or later). Placing then needs no further reads.
+   * Reads, in one statement, every stored session the batch's events could join: per conversation
+   * key, the last one started by its earliest event, and those started after it up to a window
+   * past its latest. `place` then needs no further reads (the rule of `#find`).
    */
   prefetchSessions(events: readonly SessionEvent[]): void {
-    const since = new Map<string, number>();
+    const bounds = new Map<string, { from: number; to: number }>();
     for (const event of events) {
-      const kind = event.taskId !== null ? "task" : "conversation";
-      const from = event.occurredAt - this.#windowOf(kind, event.channel) * 1000;
-      since.set(event.profileId, Math.min(since.get(event.profileId) ?? from, from));
+      const { key, kind } = this.#keyOf(event);
+      const to = event.occurredAt + this.#windowOf(kind, event.channel) * 1000;
+      const known = bounds.get(key);
+      bounds.set(
+        key,
+        known ? { from: Math.min(known.from, event.occurredAt), to: Math.max(known.to, to) } : { from: event.occurredAt, to },
+      );
     }
-    if (since.size === 0) return;
+    if (bounds.size === 0) return;
     const rows = this.sql.exec<SessionRow>(
-      "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.profile_id = j.value ->> 0 AND s.last_at >= j.value ->> 1",
-      JSON.stringify([...since]),
+      `SELECT s.* FROM json_each(?) j CROSS JOIN sessions s
+       WHERE s.conversation_key = j.value ->> 0 AND s.started_at <= j.value ->> 2
+         AND s.started_at >= coalesce(
+           (SELECT max(x.started_at) FROM sessions x WHERE x.conversation_key = j.value ->> 0 AND x.started_at <= j.value ->> 1),
+           j.value ->> 1)`,
+      JSON.stringify([...bounds].map(([key, { from, to }]) => [key, from, to])),
     );
     for (const row of rows) {
       const session = this.#loaded(row);
