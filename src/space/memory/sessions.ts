@@ -254,11 +254,23 @@ export class SessionPlacer {
       );
     }
     const [timesOnly, changed] = partition(updated, (session) => onlyTimesMoved(this.#stored.get(session.sessionId), session));
-    if (timesOnly.length > 0) {
+    // SQLite rewrites the entries of every index holding a column the SET names, moved or not:
+    // most events only move a session's end, and one inside its times moves nothing.
+    const [endOnly, startToo] = partition(
+      timesOnly.filter((session) => timesOf(this.#stored.get(session.sessionId)) !== timesOf(session)),
+      (session) => this.#stored.get(session.sessionId)?.startedAt === session.startedAt,
+    );
+    if (endOnly.length > 0) {
+      this.sql.exec(
+        "UPDATE sessions SET last_at = s.value ->> 1 FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0",
+        JSON.stringify(endOnly.map((session) => [session.sessionId, session.lastAt])),
+      );
+    }
+    if (startToo.length > 0) {
       this.sql.exec(
         `UPDATE sessions SET started_at = s.value ->> 1, last_at = s.value ->> 2
          FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0`,
-        JSON.stringify(timesOnly.map((session) => [session.sessionId, session.startedAt, session.lastAt])),
+        JSON.stringify(startToo.map((session) => [session.sessionId, session.startedAt, session.lastAt])),
       );
     }
     if (changed.length > 0) {
@@ -365,6 +377,8 @@ const onlyTimesMoved = (stored: SessionRecord | undefined, session: SessionRecor
   stored.closedAt === session.closedAt &&
   stored.closedBy === session.closedBy &&
   stored.handoffAt === session.handoffAt;
+
+const timesOf = (session: SessionRecord | undefined) => `${session?.startedAt} ${session?.lastAt}`;
 
 function partition<T>(list: readonly T[], test: (value: T) => boolean): [T[], T[]] {
   const yes: T[] = [];
