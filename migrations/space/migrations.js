@@ -7,6 +7,7 @@ import m0004 from "./0004_navigation.sql";
 import m0005 from "./0005_search.sql";
 import m0006 from "./0006_session_and_queue_order.sql";
 import m0007 from "./0007_open_sessions.sql";
+import m0008 from "./0008_items_without_time_index.sql";
 
 export default {
   journal,
@@ -19,5 +20,6 @@ export default {
     m0005,
     m0006,
     m0007,
+    m0008,
   },
 };
