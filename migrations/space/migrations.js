@@ -8,6 +8,7 @@ import m0005 from "./0005_search.sql";
 import m0006 from "./0006_session_and_queue_order.sql";
 import m0007 from "./0007_open_sessions.sql";
 import m0008 from "./0008_items_without_time_index.sql";
+import m0009 from "./0009_compile_queue_by_profile.sql";
 
 export default {
   journal,
@@ -21,5 +22,6 @@ export default {
     m0006,
     m0007,
     m0008,
+    m0009,
   },
 };

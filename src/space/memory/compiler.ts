@@ -36,7 +36,7 @@ export function queueCompile(
   sql.exec(
     `INSERT INTO compile_queue (session_id, profile_id, events, queued_at)
      SELECT q.value ->> 0, q.value ->> 1, q.value ->> 2, ? FROM json_each(?) q WHERE true
-     ON CONFLICT (session_id) DO UPDATE SET events = events + excluded.events`,
+     ON CONFLICT (profile_id, session_id) DO UPDATE SET events = events + excluded.events`,
     now,
     JSON.stringify([...queued].map(([sessionId, { profileId, events }]) => [sessionId, profileId, events])),
   );
@@ -71,7 +71,7 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       .toArray();
     if (next.length < QUEUE_READ) more = false;
     for (const { session_id: sessionId, profile_id: profileId } of next) {
-      sql.exec("DELETE FROM compile_queue WHERE session_id = ?", sessionId);
+      sql.exec("DELETE FROM compile_queue WHERE profile_id = ? AND session_id = ?", profileId, sessionId);
       const session = findSession(sql, sessionId);
       if (session) {
         const subjects = touched.get(session.profileId) ?? noSubjects();

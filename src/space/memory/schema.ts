@@ -47,13 +47,15 @@ export const conversationAliases = sqliteTable("conversation_aliases", {
 export const compileQueue = sqliteTable(
   "compile_queue",
   {
-    sessionId: text("session_id").primaryKey(),
+    sessionId: text("session_id").notNull(),
     profileId: text("profile_id").notNull(),
     events: integer("events").notNull(),
     queuedAt: integer("queued_at").notNull(),
   },
   (table) => [
-    index("compile_queue_profile").on(table.profileId),
+    // Kept by profile (what a profile has pending is a range) and `WITHOUT ROWID` (migration
+    // 0009, which drizzle cannot declare): a queued session writes two B-trees, not four.
+    primaryKey({ columns: [table.profileId, table.sessionId] }),
     // Slices take the oldest first: without this index each pick scanned the whole queue.
     index("compile_queue_queued").on(table.queuedAt, table.sessionId),
   ],
