@@ -1,4 +1,3 @@
-import journal from "./meta/_journal.json";
 import m0000 from "./0000_init.sql";
 import m0001 from "./0001_identity.sql";
 import m0002 from "./0002_memory.sql";
@@ -9,6 +8,8 @@ import m0006 from "./0006_session_and_queue_order.sql";
 import m0007 from "./0007_open_sessions.sql";
 import m0008 from "./0008_items_without_time_index.sql";
 import m0009 from "./0009_compile_queue_by_profile.sql";
+import m0010 from "./0010_timers_by_key.sql";
+import journal from "./meta/_journal.json";
 
 export default {
   journal,
@@ -23,5 +24,6 @@ export default {
     m0007,
     m0008,
     m0009,
+    m0010,
   },
 };

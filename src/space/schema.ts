@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export * from "./identity/schema";
 export * from "./measurement/schema";
@@ -69,7 +69,12 @@ export const timers = sqliteTable(
     dueAt: integer("due_at").notNull(),
     payload: text("payload", { mode: "json" }).$type<unknown>(),
   },
-  (table) => [uniqueIndex("timers_kind_key").on(table.kind, table.key), index("timers_due_at").on(table.dueAt)],
+  (table) => [
+    // `WITHOUT ROWID` (migration 0010, which drizzle cannot declare): a timer writes its key's
+    // B-tree and the due index, not a rowid table besides.
+    primaryKey({ columns: [table.kind, table.key] }),
+    index("timers_due_at").on(table.dueAt),
+  ],
 );
 
 /** The space itself, as the ControlObject pushed it. Owned by `replica.ts`. */
