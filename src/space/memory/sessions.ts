@@ -256,8 +256,12 @@ export class SessionPlacer {
     const [timesOnly, changed] = partition(updated, (session) => onlyTimesMoved(this.#stored.get(session.sessionId), session));
     // SQLite rewrites the entries of every index holding a column the SET names, moved or not:
     // most events only move a session's end, and one inside its times moves nothing.
+    const moved = timesOnly.filter((session) => {
+      const stored = this.#stored.get(session.sessionId);
+      return stored?.startedAt !== session.startedAt || stored.lastAt !== session.lastAt;
+    });
     const [endOnly, startToo] = partition(
-      timesOnly.filter((session) => timesOf(this.#stored.get(session.sessionId)) !== timesOf(session)),
+      moved,
       (session) => this.#stored.get(session.sessionId)?.startedAt === session.startedAt,
     );
     if (endOnly.length > 0) {
@@ -377,8 +381,6 @@ const onlyTimesMoved = (stored: SessionRecord | undefined, session: SessionRecor
   stored.closedAt === session.closedAt &&
   stored.closedBy === session.closedBy &&
   stored.handoffAt === session.handoffAt;
-
-const timesOf = (session: SessionRecord | undefined) => `${session?.startedAt} ${session?.lastAt}`;
 
 function partition<T>(list: readonly T[], test: (value: T) => boolean): [T[], T[]] {
   const yes: T[] = [];
