@@ -1,26 +1,9 @@
-import { env, runInDurableObject } from "cloudflare:test";
-import { drizzle } from "drizzle-orm/durable-sqlite";
 import { describe, expect, it } from "vitest";
-import { type IntakeCaller, ingestBatch, openIntake } from "../../src/space/intake";
-import type { SourceRecord } from "../../src/space/replica";
+import { ingestBatch } from "../../src/space/intake";
+import { TRACK_CALLER as caller, withIntake } from "../support/intake";
 import { message } from "../support/seed";
 
-const source: SourceRecord = {
-  sourceId: "src",
-  kind: "agent",
-  verificationCeiling: "V2",
-  act: { operations: [], objectTypes: [] },
-};
-const caller: IntakeCaller = { keyId: "key", sourceId: "src", scopes: ["track"], test: false, source };
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
-
-/** Runs intake inside a fresh object of its own, on its real SQLite, with a fixed clock. */
-function withIntake<T>(work: (intake: ReturnType<typeof openIntake>, sql: SqlStorage) => T): Promise<T> {
-  const stub = env.SPACE.get(env.SPACE.newUniqueId());
-  return runInDurableObject(stub, (_instance, state) =>
-    work(openIntake(drizzle(state.storage), state.storage.sql), state.storage.sql),
-  );
-}
 
 describe("intake: a batch as plain functions over the space's database", () => {
   it("keeps the first of two items with one key in a batch, even when the second happened earlier", async () => {

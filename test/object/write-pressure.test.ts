@@ -1,20 +1,11 @@
-import { env, runInDurableObject } from "cloudflare:test";
-import { drizzle } from "drizzle-orm/durable-sqlite";
 import { describe, expect, it } from "vitest";
 import { runDueTimers } from "../../src/space/alarm";
-import { type IntakeCaller, ingestBatch, openIntake } from "../../src/space/intake";
+import { ingestBatch } from "../../src/space/intake";
 import { COMPILE_DEBOUNCE_MS, compileQueueLength } from "../../src/space/memory/compiler";
-import type { SourceRecord } from "../../src/space/replica";
 import { COMPILE_YIELD_MS, MAX_YIELD_MS, WritePressure } from "../../src/space/write-pressure";
+import { TRACK_CALLER, withIntake } from "../support/intake";
 import { message } from "../support/seed";
 
-const source: SourceRecord = {
-  sourceId: "src",
-  kind: "agent",
-  verificationCeiling: "V2",
-  act: { operations: [], objectTypes: [] },
-};
-const caller: IntakeCaller = { keyId: "key", sourceId: "src", scopes: ["track"], test: false, source };
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
 
 describe("the compiler yields to writes that saturate the object", () => {
@@ -46,11 +37,8 @@ describe("the compiler yields to writes that saturate the object", () => {
   });
 
   it("puts a compile it may not run off by COMPILE_YIELD_MS, its queue untouched, and compiles it later", async () => {
-    const stub = env.SPACE.get(env.SPACE.newUniqueId());
-    await runInDurableObject(stub, (_instance, state) => {
-      const sql = state.storage.sql;
-      const intake = openIntake(drizzle(state.storage), sql);
-      ingestBatch(intake, caller, { items: [message({ occurred_at: "2026-11-24T11:59:00Z" })] }, NOW, {});
+    await withIntake((intake, sql) => {
+      ingestBatch(intake, TRACK_CALLER, { items: [message({ occurred_at: "2026-11-24T11:59:00Z" })] }, NOW, {});
       expect(compileQueueLength(sql)).toBe(1);
 
       const due = NOW + COMPILE_DEBOUNCE_MS;
