@@ -150,7 +150,7 @@ export class SpaceObject extends DurableObject<Env> {
         source: caller.source,
       };
       const { answer, live } = ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, this.#replica.config.values);
-      this.#pressure.wrote(now);
+      this.#pressure.wrote();
       // Committed: the next read from any channel sees these events in `live`.
       this.#hot.add(live.added);
       this.#hot.close(live.closed);

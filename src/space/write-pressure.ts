@@ -14,22 +14,20 @@ export const MAX_YIELD_MS = 1_000;
  * runs whenever it is due.
  */
 export class WritePressure {
-  #wroteAt = Number.NEGATIVE_INFINITY;
+  #writes = 0;
+  #seen = 0;
   #compiledAt = Number.NEGATIVE_INFINITY;
 
-  /** A batch was stored at `now`. */
-  wrote(now: number): void {
-    this.#wroteAt = now;
+  /** A batch was stored. */
+  wrote(): void {
+    this.#writes++;
   }
 
-  /**
-   * Asked when a compile is due at `now`: whether it runs now. It yields when a batch came
-   * within the last `MAX_YIELD_MS` (a pause between two batches is no reason to start a round
-   * the next batch would wait for) and the backlog is long; `backlogged` is asked only then.
-   */
+  /** Asked when a compile is due at `now`: whether it runs now; `backlogged` is asked only when batches came since the last time. */
   mayCompile(now: number, backlogged: () => boolean): boolean {
-    const writing = now - this.#wroteAt < MAX_YIELD_MS;
-    if (writing && now - this.#compiledAt < MAX_YIELD_MS && backlogged()) return false;
+    const wrote = this.#writes !== this.#seen;
+    this.#seen = this.#writes;
+    if (wrote && now - this.#compiledAt < MAX_YIELD_MS && backlogged()) return false;
     this.#compiledAt = now;
     return true;
   }
