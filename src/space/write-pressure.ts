@@ -23,7 +23,13 @@ export class WritePressure {
     this.#writes++;
   }
 
-  /** Asked when a compile is due at `now`: whether it runs now; `backlogged` is asked only when batches came since the last time. */
+  /**
+   * Asked when a compile is due at `now`: whether it runs now; `backlogged` is asked only when
+   * batches came since the last time. Counted per ask, not over a window of time: it yields at
+   * most once per batch, so a steady rate the object has time for never starves the compiler
+   * (a window of a second did, in the bench: at a quarter of the saturated rate with the backlog
+   * past its threshold, it compiled one round a second and never caught up).
+   */
   mayCompile(now: number, backlogged: () => boolean): boolean {
     const wrote = this.#writes !== this.#seen;
     this.#seen = this.#writes;

@@ -26,6 +26,18 @@ describe("the compiler yields to writes that saturate the object", () => {
     expect(pressure.mayCompile(NOW + MAX_YIELD_MS, () => true)).toBe(true);
   });
 
+  it("yields once per batch, so a steady rate below saturation never starves it, however long the backlog", () => {
+    const pressure = new WritePressure();
+    for (let batch = 1; batch <= 5; batch++) {
+      const at = NOW + batch * 1_600;
+      expect(pressure.mayCompile(at - 10, () => true)).toBe(true);
+      pressure.wrote();
+      expect(pressure.mayCompile(at, () => true)).toBe(false);
+      expect(pressure.mayCompile(at + COMPILE_YIELD_MS, () => true)).toBe(true);
+      expect(pressure.mayCompile(at + COMPILE_YIELD_MS + 10, () => true)).toBe(true);
+    }
+  });
+
   it("does not yield to batches while the backlog is short (a steady rate the compiler keeps up with)", () => {
     const pressure = new WritePressure();
     expect(pressure.mayCompile(NOW, () => false)).toBe(true);
