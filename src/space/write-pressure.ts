@@ -8,10 +8,10 @@ export const MAX_YIELD_MS = 1_000;
 /**
  * Whether the compiler yields to writes. When batches keep coming while thousands of sessions
  * wait to be compiled, the object is saturated: every round the compiler takes is a round a
- * batch waits, and memory falls behind either way. The compiler then runs one round every
- * `MAX_YIELD_MS` and catches up once the writes slow down (`compiled.pending` says how far
- * behind a profile is). Below the backlog, as at any steady rate the object keeps up with, it
- * runs whenever it is due.
+ * batch waits, and memory falls behind either way. A compile due after a batch came in is then
+ * put off `COMPILE_YIELD_MS` (at most once per batch, never past `MAX_YIELD_MS` since its last
+ * round), and catches up once the writes slow down (`compiled.pending` says how far behind a
+ * profile is). Below the backlog it runs whenever it is due.
  */
 export class WritePressure {
   #writes = 0;
