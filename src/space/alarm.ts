@@ -1,9 +1,9 @@
+import { COMPILE_YIELD_MS } from "./compile-pacing";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
 import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
 import { closeSession } from "./memory/sessions";
 import { setTimer, type Timer, takeDueTimers } from "./timers";
-import { COMPILE_YIELD_MS } from "./write-pressure";
 
 /** What timers changed that the object holds in memory: sessions that closed leave the hot tier. */
 export interface TimerEffects {
@@ -14,18 +14,21 @@ export interface TimerEffects {
 export interface Round {
   /** Measures work (jobs report their slices' length); `now` decides what is due. */
   stopwatch: () => number;
-  /** Asked when a compile is due: false while writes saturate the object (`write-pressure.ts`). */
-  mayCompile: () => boolean;
+  /** Asked when a compile is due: false while writes saturate the object or a job runs (`compile-pacing.ts`). */
+  mayCompile: (jobRunning: boolean) => boolean;
 }
 
 /** Runs every timer due at `now` (DESIGN §4): the one place a timer's kind meets its effect. */
 export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerEffects {
   const effects: TimerEffects = { closed: [] };
-  for (const timer of takeDueTimers(sql, now)) run(sql, timer, now, round, effects);
+  const due = takeDueTimers(sql, now);
+  const jobRunning = due.some((timer) => timer.kind === "suggestions.run");
+  for (const timer of due) run(sql, timer, now, round, jobRunning, effects);
   return effects;
 }
 
-function run(sql: SqlStorage, timer: Timer, now: number, { stopwatch, mayCompile }: Round, effects: TimerEffects): void {
+function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunning: boolean, effects: TimerEffects): void {
+  const { stopwatch, mayCompile } = round;
   switch (timer.kind) {
     case "suggestions.debounce":
       startSuggestions(sql, now);
@@ -42,7 +45,7 @@ function run(sql: SqlStorage, timer: Timer, now: number, { stopwatch, mayCompile
       break;
     }
     case "memory.compile":
-      if (mayCompile()) compileSlice(sql, now, stopwatch);
+      if (mayCompile(jobRunning)) compileSlice(sql, now, stopwatch);
       else setTimer(sql, { ...timer, dueAt: now + COMPILE_YIELD_MS });
       break;
     case "promise.due": {

@@ -32,6 +32,7 @@ import { type Outcome, outcomeOf, Problem } from "../http/problem";
 import { checkedIdempotencyKey, type IdempotencyRequest, IdempotentWrites } from "../idempotency";
 import { admit, type Caller, viewerOf } from "./access";
 import { runDueTimers } from "./alarm";
+import { BACKLOG_SESSIONS, CompilePacing } from "./compile-pacing";
 import { spaceIdempotencyStore } from "./idempotency";
 import { endLink, linkProfiles, linkView } from "./identity/links";
 import { undoMerge } from "./identity/merges";
@@ -40,7 +41,7 @@ import { type JobStatus, suggestionJobStatus } from "./identity/suggestion-job";
 import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity/suggestions";
 import { type Intake, ingestBatch, openIntake } from "./intake";
 import { contextUseReport } from "./measurement/context-use";
-import { compileBacklog, compileQueueLength, queueProfile } from "./memory/compiler";
+import { compileBacklog, compileQueueLength, queueProfile, readerWaits } from "./memory/compiler";
 import { contextOf, contextOfHandle } from "./memory/context";
 import { ingestFeedback } from "./memory/feedback";
 import { DEFAULT_HISTORY_TEXT_LEVEL, historyItem, openHistory, showsText } from "./memory/history";
@@ -50,7 +51,6 @@ import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot }
 import type { TermCache } from "./search/query";
 import { searchProfile, searchSpace } from "./search/search";
 import { nextDueAt } from "./timers";
-import { BACKLOG_SESSIONS, WritePressure } from "./write-pressure";
 
 /** How many rounds of due timers one alarm runs, and for how long at most, before it yields to a new alarm. */
 const ALARM_ROUNDS = 200;
@@ -87,8 +87,8 @@ export class SpaceObject extends DurableObject<Env> {
   #hot = new HotTier(DEFAULT_HOT_TIER_BUDGET_MB * MB);
   /** Estimated document frequencies of frequent search terms (rebuilt as needed). */
   #searchTerms: TermCache = new Map();
-  /** Whether batches saturate the object: the compiler yields to them. */
-  #pressure = new WritePressure();
+  /** When the compiler gives way to writes and jobs. */
+  #pacing = new CompilePacing();
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
 
@@ -120,7 +120,12 @@ export class SpaceObject extends DurableObject<Env> {
       const effects = this.#db.transaction(() =>
         runDueTimers(this.#sql, now, {
           stopwatch: () => performance.now(),
-          mayCompile: () => this.#pressure.mayCompile(now, () => compileBacklog(this.#sql, BACKLOG_SESSIONS)),
+          mayCompile: (jobRunning) =>
+            this.#pacing.mayCompile(now, {
+              backlogged: () => compileBacklog(this.#sql, BACKLOG_SESSIONS),
+              readerWaits: () => readerWaits(this.#sql),
+              jobRunning,
+            }),
         }),
       );
       this.#hot.close(effects.closed);
@@ -150,7 +155,7 @@ export class SpaceObject extends DurableObject<Env> {
         source: caller.source,
       };
       const { answer, live } = ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, this.#replica.config.values);
-      this.#pressure.wrote();
+      this.#pacing.wrote();
       // Committed: the next read from any channel sees these events in `live`.
       this.#hot.add(live.added);
       this.#hot.close(live.closed);

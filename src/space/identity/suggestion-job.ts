@@ -105,14 +105,14 @@ export function suggestionJobStatus(sql: SqlStorage): JobStatus {
  * `CROSS JOIN` fixes SQLite's join order: from a root's few profiles to their traits, never
  * from every profile with a trait.
  */
-const CANDIDATES = `
-  SELECT pairs.ra, pairs.rb,
+const shared = (trait: "name" | "postal_code") => `
     EXISTS (SELECT 1 FROM profiles px CROSS JOIN profile_traits x CROSS JOIN profile_traits y CROSS JOIN profiles py
-      WHERE px.root_id = pairs.ra AND x.profile_id = px.profile_id AND x.trait = 'name'
-        AND y.trait = x.trait AND y.value = x.value AND py.profile_id = y.profile_id AND py.root_id = pairs.rb) AS same_name,
-    EXISTS (SELECT 1 FROM profiles px CROSS JOIN profile_traits x CROSS JOIN profile_traits y CROSS JOIN profiles py
-      WHERE px.root_id = pairs.ra AND x.profile_id = px.profile_id AND x.trait = 'postal_code'
-        AND y.trait = x.trait AND y.value = x.value AND py.profile_id = y.profile_id AND py.root_id = pairs.rb) AS same_postal_code,
+      WHERE px.root_id = pairs.ra AND x.profile_id = px.profile_id AND x.trait = '${trait}'
+        AND y.trait = x.trait AND y.value = x.value AND py.profile_id = y.profile_id AND py.root_id = pairs.rb)`;
+
+/** `sameName`: whether a pair shares a name, in SQL (the walk of names knows it does). */
+const candidatesOf = (sameName: string) => `
+  SELECT pairs.ra, pairs.rb, ${sameName} AS same_name, ${shared("postal_code")} AS same_postal_code,
     (SELECT coalesce(sum(c.count), 0) FROM profiles pa JOIN profiles pb ON pb.root_id = pairs.rb
       JOIN co_occurrences c ON c.profile_a = min(pa.profile_id, pb.profile_id) AND c.profile_b = max(pa.profile_id, pb.profile_id)
       WHERE pa.root_id = pairs.ra) AS co_occurrences,
@@ -120,8 +120,8 @@ const CANDIDATES = `
     s.co_occurrences AS was_co_occurrences
   FROM pairs LEFT JOIN suggestions s ON s.profile_a = pairs.ra AND s.profile_b = pairs.rb`;
 
-/** Pairs of roots sharing a name within a range of names; a name shared too widely is left out. */
-const NAME_PAIRS = `
+/** The candidates among roots sharing a name within a range of names; a name shared too widely is left out. */
+const BY_NAME = `
   WITH members AS (
     SELECT t.value, p.root_id AS root FROM profile_traits t JOIN profiles p ON p.profile_id = t.profile_id
     WHERE t.trait = 'name' AND t.value > ?1 AND t.value <= ?2
@@ -131,16 +131,18 @@ const NAME_PAIRS = `
       SELECT value FROM members GROUP BY value HAVING count(DISTINCT root) BETWEEN 2 AND ?3
     ) g ON g.value = m.value
   ),
-  pairs AS (SELECT DISTINCT a.root AS ra, b.root AS rb FROM kept a JOIN kept b ON a.value = b.value AND a.root < b.root)`;
+  pairs AS (SELECT DISTINCT a.root AS ra, b.root AS rb FROM kept a JOIN kept b ON a.value = b.value AND a.root < b.root)
+  ${candidatesOf("1")}`;
 
-/** Pairs of roots whose profiles met in a range of `co_occurrences` rows. */
-const MEETING_PAIRS = `
+/** The candidates among roots whose profiles met in a range of `co_occurrences` rows. */
+const BY_MEETING = `
   WITH met AS (
     SELECT pa.root_id AS x, pb.root_id AS y FROM co_occurrences c
     JOIN profiles pa ON pa.profile_id = c.profile_a JOIN profiles pb ON pb.profile_id = c.profile_b
     WHERE (c.profile_a, c.profile_b) > (?1, ?2) AND (c.profile_a, c.profile_b) <= (?3, ?4)
   ),
-  pairs AS (SELECT DISTINCT min(x, y) AS ra, max(x, y) AS rb FROM met WHERE x <> y)`;
+  pairs AS (SELECT DISTINCT min(x, y) AS ra, max(x, y) AS rb FROM met WHERE x <> y)
+  ${candidatesOf(shared("name"))}`;
 
 interface CandidateRow {
   ra: string;
@@ -159,7 +161,7 @@ interface CandidateRow {
 
 function recordAll(sql: SqlStorage, query: string, bindings: SqlStorageValue[], now: number): void {
   const candidates = sql
-    .exec<CandidateRow>(`${query} ${CANDIDATES}`, ...bindings)
+    .exec<CandidateRow>(query, ...bindings)
     .toArray()
     .map(
       (row): Candidate => ({
@@ -201,7 +203,7 @@ function namesSlice(sql: SqlStorage, state: JobState, now: number): JobState | n
     "SELECT value FROM profile_traits WHERE trait = 'name' AND value > ? ORDER BY value, profile_id LIMIT 1 OFFSET ?",
     after,
   );
-  recordAll(sql, NAME_PAIRS, [...after, ...(end ?? ["\uffff"]), MAX_GROUP], now);
+  recordAll(sql, BY_NAME, [...after, ...(end ?? ["\uffff"]), MAX_GROUP], now);
   return end ? { ...state, after: end } : { ...state, phase: "meetings", after: null };
 }
 
@@ -212,6 +214,6 @@ function meetingsSlice(sql: SqlStorage, state: JobState, now: number): JobState 
     "SELECT profile_a, profile_b FROM co_occurrences WHERE (profile_a, profile_b) > (?, ?) ORDER BY profile_a, profile_b LIMIT 1 OFFSET ?",
     after,
   );
-  recordAll(sql, MEETING_PAIRS, [...after, ...(end ?? ["\uffff", ""])], now);
+  recordAll(sql, BY_MEETING, [...after, ...(end ?? ["\uffff", ""])], now);
   return end ? { ...state, after: end } : null;
 }

@@ -241,6 +241,11 @@ export function hurryCompile(sql: SqlStorage, members: readonly string[]): void 
   );
 }
 
+/** Whether a reader waits for some profile's memory (`hurryCompile` moved its sessions to the front). */
+export function readerWaits(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM compile_queue WHERE queued_at = 0 LIMIT 1").toArray().length > 0;
+}
+
 export function compileQueueLength(sql: SqlStorage): number {
   return sql.exec<{ n: number }>("SELECT count(*) AS n FROM compile_queue").one().n;
 }

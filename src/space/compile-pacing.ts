@@ -1,0 +1,54 @@
+/** A compile backlog this long, with writes still coming, means the compiler cannot keep pace. */
+export const BACKLOG_SESSIONS = 2_000;
+/** How long the compiler waits when it yields, before it looks again. */
+export const COMPILE_YIELD_MS = 250;
+/** However long writes keep coming, or a job runs, the compiler runs a round at least this often. */
+export const MAX_YIELD_MS = 1_000;
+
+/** What the pacing asks of the space when a compile is due; the callbacks are asked only when it matters. */
+export interface CompileLoad {
+  /** At least `BACKLOG_SESSIONS` sessions wait to be compiled. */
+  backlogged: () => boolean;
+  /** A reader waits for a profile's memory (`hurryCompile`). */
+  readerWaits: () => boolean;
+  /** A slice of the suggestions job is due in the same round. */
+  jobRunning: boolean;
+}
+
+/**
+ * When the compiler gives way, so that a compile round (the costliest a space has: its writes
+ * take longer to commit than its work) does not hold up what cannot wait as long:
+ * - **Writes that saturate the object.** When batches keep coming while thousands of sessions
+ *   wait, every round the compiler takes is a round a batch waits, and memory falls behind either
+ *   way. A compile due after a batch came in is then put off `COMPILE_YIELD_MS`, at most once per
+ *   batch (a window of a second starved it in the bench: at a quarter of the saturated rate it
+ *   compiled one round a second and never caught up). Below the backlog it runs whenever due.
+ * - **A run of the suggestions job.** The job's slices are a few milliseconds each; sharing every
+ *   round with a compile slice made them ten times as far apart, and a run over 100,000 profiles
+ *   took a minute behind the compile of the same profiles' first events. While a run is under way
+ *   the compiler takes a round once per `MAX_YIELD_MS`, or at once when a reader waits.
+ * Either way it runs at least once per `MAX_YIELD_MS` and catches up once the load is gone
+ * (`compiled.pending` says how far behind a profile is).
+ */
+export class CompilePacing {
+  #writes = 0;
+  #seen = 0;
+  #compiledAt = Number.NEGATIVE_INFINITY;
+
+  /** A batch was stored. */
+  wrote(): void {
+    this.#writes++;
+  }
+
+  /** Asked when a compile is due at `now`: whether it runs now. */
+  mayCompile(now: number, load: CompileLoad): boolean {
+    const wrote = this.#writes !== this.#seen;
+    this.#seen = this.#writes;
+    if (now - this.#compiledAt < MAX_YIELD_MS) {
+      if (wrote && load.backlogged()) return false;
+      if (load.jobRunning && !load.readerWaits()) return false;
+    }
+    this.#compiledAt = now;
+    return true;
+  }
+}
