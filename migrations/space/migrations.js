@@ -9,6 +9,7 @@ import m0007 from "./0007_open_sessions.sql";
 import m0008 from "./0008_items_without_time_index.sql";
 import m0009 from "./0009_compile_queue_by_profile.sql";
 import m0010 from "./0010_timers_by_key.sql";
+import m0011 from "./0011_conversation_first_keys.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -25,5 +26,6 @@ export default {
     m0008,
     m0009,
     m0010,
+    m0011,
   },
 };

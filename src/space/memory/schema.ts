@@ -3,7 +3,8 @@ import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlit
 
 /**
  * Sessions (DESIGN 3.6): windows of activity of one conversation or task, or, for events with
- * neither, of one profile's channel. `conversation_key` says which (`c:`, `t:`, `p:`); times are
+ * neither, of one profile's channel. `conversation_key` says which (`c:<conversation>:<profile>`,
+ * `t:<task>:<profile>`, `p:<profile>:<channel>`); times are
  * memory time (`occurred_at`); `conversation_id` is the conversation's first id seen, or the task's id. Closed on time by a `session.close` timer or at once by
  * `conversation.ended` / `task.ended`. Owned by `sessions.ts`.
  */
@@ -24,10 +25,9 @@ export const sessions = sqliteTable(
     handoffAt: integer("handoff_at"),
   },
   (table) => [
+    // Also every profile's sessions of one conversation (its end and latest sessions): the key
+    // begins with the conversation's id.
     index("sessions_conversation").on(table.conversationKey, table.startedAt),
-    // Every session of a conversation, whoever's, by start (its end and latest sessions); a
-    // status here would move the entry at every close.
-    index("sessions_conversation_start").on(table.conversationId, table.startedAt),
     // Only open sessions: a small index that a session leaves when it closes, instead of one
     // entry per session ever kept in order of profile.
     index("sessions_open").on(table.profileId).where(sql`status = 'open'`),

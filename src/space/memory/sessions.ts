@@ -212,7 +212,13 @@ export class SessionPlacer {
     if (id === null) return [];
     const kind: SessionRecord["kind"] = ref.taskId !== null ? "task" : "conversation";
     const stored = this.sql
-      .exec<SessionRow>("SELECT * FROM sessions WHERE conversation_id = ? AND kind = ? AND started_at <= ?", id, kind, ref.at)
+      .exec<SessionRow>(
+        `SELECT * FROM sessions WHERE ${IN_CONVERSATION} AND kind = ?4 AND started_at <= ?5`,
+        ...conversationRange(kind, id),
+        id,
+        kind,
+        ref.at,
+      )
       .toArray()
       .map((row) => this.#loaded(row));
     const batch = [...this.#touched.values()].filter(
@@ -327,12 +333,13 @@ export class SessionPlacer {
     kind: SessionRecord["kind"];
     conversationId: string | null;
   } {
-    if (event.taskId !== null) return { key: `t:${event.profileId}:${event.taskId}`, kind: "task", conversationId: event.taskId };
+    if (event.taskId !== null)
+      return { key: conversationKey("task", event.taskId, event.profileId), kind: "task", conversationId: event.taskId };
     if (event.conversationId === null) {
       return { key: `p:${event.profileId}:${event.channel ?? ""}`, kind: "conversation", conversationId: null };
     }
     const conversationId = this.#canonicalOf(event.conversationId, event.conversationAliases);
-    return { key: `c:${event.profileId}:${conversationId}`, kind: "conversation", conversationId };
+    return { key: conversationKey("conversation", conversationId, event.profileId), kind: "conversation", conversationId };
   }
 
   /** The first id seen of a conversation: its aliases, and it, point there. */
@@ -426,6 +433,25 @@ export function findSession(sql: SqlStorage, sessionId: string): SessionRecord |
   return row ? record(row) : null;
 }
 
+/**
+ * A session's key: a conversation's or task's id, then the profile (`c:` or `t:`, one session
+ * line per profile in it), or for events with neither the profile and its channel (`p:`). The id
+ * comes first so that every profile's sessions of one conversation are one range of
+ * `sessions_conversation`, and no second index by conversation is written for each new session.
+ */
+function conversationKey(kind: SessionRecord["kind"], id: string, profileId: string): string {
+  return `${kind === "task" ? "t" : "c"}:${id}:${profileId}`;
+}
+
+/** The keys of a conversation's (or task's) sessions lie in [from, to): ";" follows ":". */
+const conversationRange = (kind: SessionRecord["kind"], id: string): [string, string] => {
+  const from = conversationKey(kind, id, "");
+  return [from, `${from.slice(0, -1)};`];
+};
+
+/** `?1`, `?2`: a `conversationRange`; `?3` the id (the range also holds ids that begin with it and a colon). */
+const IN_CONVERSATION = "conversation_key >= ?1 AND conversation_key < ?2 AND conversation_id = ?3";
+
 /** The open sessions of some profiles (a root and its members). */
 export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): SessionRecord[] {
   return sql
@@ -455,7 +481,8 @@ export function latestSessionsOf(sql: SqlStorage, conversationId: string): Sessi
       .toArray()[0]?.conversation_id ?? conversationId;
   const latest = new Map<string, SessionRecord>();
   const rows = sql.exec<SessionRow>(
-    "SELECT * FROM sessions WHERE conversation_id = ? AND kind = 'conversation' ORDER BY started_at DESC",
+    `SELECT * FROM sessions WHERE ${IN_CONVERSATION} AND kind = 'conversation' ORDER BY started_at DESC`,
+    ...conversationRange("conversation", first),
     first,
   );
   for (const row of rows) if (!latest.has(row.profile_id)) latest.set(row.profile_id, record(row));
