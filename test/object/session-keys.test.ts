@@ -10,20 +10,20 @@ const at = (ms: number) => new Date(ms).toISOString();
 const say = (key: string, ms: number) =>
   message({ idempotency_key: key, conversation_id: "conv-1", channel: "whatsapp", occurred_at: at(ms) });
 
-interface SessionKeyRow {
+type SessionKeyRow = {
   session_id: string;
   conversation_key: string;
   profile_id: string;
   status: string;
   last_at: number;
-}
+};
 
 describe("session keys begin with the conversation (migration 0011)", () => {
   it("rewrites a key stored before it, and the conversation's next event and its end find that session", async () => {
     const rows = await withIntake((intake, sql) => {
       const ingest = (items: unknown[], now: number) => ingestBatch(intake, caller, { items }, now, { clock_tolerance_s: 300 });
       ingest([say("a", NOW - 2 * MINUTE)], NOW);
-      const [first] = sql.exec<SessionKeyRow>("SELECT * FROM sessions").toArray();
+      const first = sql.exec<SessionKeyRow>("SELECT * FROM sessions").one();
       expect(first.conversation_key).toBe(`c:conv-1:${first.profile_id}`);
 
       // As a space stored it before 0011, then the migration's data step.
@@ -52,7 +52,9 @@ describe("session keys begin with the conversation (migration 0011)", () => {
         { clock_tolerance_s: 300 },
       );
       return sql
-        .exec<{ conversation_id: string; status: string }>("SELECT conversation_id, status FROM sessions ORDER BY conversation_id")
+        .exec<{ conversation_id: string; status: string }>(
+          "SELECT conversation_id, status FROM sessions ORDER BY conversation_id",
+        )
         .toArray();
     });
     expect(rows).toEqual([
