@@ -10,6 +10,7 @@ import m0008 from "./0008_items_without_time_index.sql";
 import m0009 from "./0009_compile_queue_by_profile.sql";
 import m0010 from "./0010_timers_by_key.sql";
 import m0011 from "./0011_conversation_first_keys.sql";
+import m0012 from "./0012_compile_inbox.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -27,5 +28,6 @@ export default {
     m0009,
     m0010,
     m0011,
+    m0012,
   },
 };

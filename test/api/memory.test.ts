@@ -435,7 +435,7 @@ describe("durability: a restart between a batch and its compile", () => {
     const t0 = await freezeClock(space);
     const handle = phone("+15555550213");
     await accept(space, [say(handle, t0 - MINUTE, "My postcode is 28001.")]);
-    expect(await query(space, "SELECT session_id FROM compile_queue")).toHaveLength(1);
+    expect(await query(space, "SELECT session_id FROM compile_inbox UNION SELECT session_id FROM compile_queue")).toHaveLength(1);
 
     await restartSpaceObject(space);
     await later(space, 1_000);

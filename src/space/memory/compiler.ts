@@ -26,7 +26,13 @@ export const COMPILER_PARTS: { summarizer: Summarizer; extractor: Extractor } = 
   extractor: patternExtractor,
 };
 
-/** Sessions that got events: queued (with how many events wait) and a compile due after the debounce. */
+/**
+ * Sessions that got events: queued (with how many events wait) and a compile due after the
+ * debounce. They go to the inbox, at its end; the compiler folds it into the queue before it takes
+ * from it. Under saturation the queue holds thousands of sessions of random profiles, and an
+ * upsert per session cost each batch hundreds of pages written; a fold writes each page once for
+ * all the batches since the last one.
+ */
 export function queueCompile(
   sql: SqlStorage,
   queued: ReadonlyMap<string, { profileId: string; events: number }>,
@@ -34,13 +40,26 @@ export function queueCompile(
 ): void {
   if (queued.size === 0) return;
   sql.exec(
-    `INSERT INTO compile_queue (session_id, profile_id, events, queued_at)
-     SELECT q.value ->> 0, q.value ->> 1, q.value ->> 2, ? FROM json_each(?) q WHERE true
-     ON CONFLICT (profile_id, session_id) DO UPDATE SET events = events + excluded.events`,
+    `INSERT INTO compile_inbox (session_id, profile_id, events, queued_at)
+     SELECT q.value ->> 0, q.value ->> 1, q.value ->> 2, ? FROM json_each(?) q`,
     now,
     JSON.stringify([...queued].map(([sessionId, { profileId, events }]) => [sessionId, profileId, events])),
   );
   setTimerOnce(sql, { kind: "memory.compile", key: "", dueAt: now + COMPILE_DEBOUNCE_MS, payload: null });
+}
+
+/**
+ * Moves the inbox into the queue in the queue's key order. A session adds up its events and keeps
+ * its first time (0 when a reader hurried it: `hurryCompile` marks both tables).
+ */
+function foldInbox(sql: SqlStorage): void {
+  sql.exec(
+    `INSERT INTO compile_queue (session_id, profile_id, events, queued_at)
+     SELECT session_id, profile_id, sum(events), min(queued_at) FROM compile_inbox WHERE true
+     GROUP BY profile_id, session_id ORDER BY profile_id, session_id
+     ON CONFLICT (profile_id, session_id) DO UPDATE SET events = events + excluded.events`,
+  );
+  sql.exec("DELETE FROM compile_inbox");
 }
 
 /**
@@ -58,6 +77,7 @@ export function queueProfile(sql: SqlStorage, profileIds: readonly string[], now
  */
 export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => number): Set<string> {
   const started = stopwatch();
+  foldInbox(sql);
   const touched = new Map<string, Subjects>();
   const whole = new Set<string>();
   let events = 0;
@@ -216,9 +236,11 @@ export function compiledMemory(sql: SqlStorage, rootId: string, members: readonl
       rootId,
     )
     .toArray()[0];
+  // The inbox holds at most the batches since the last slice: read whole, not by profile.
   const pending = sql
-    .exec<{ events: number | null }>(
-      "SELECT sum(q.events) AS events FROM json_each(?) m CROSS JOIN compile_queue q WHERE q.profile_id = m.value",
+    .exec<{ events: number }>(
+      `SELECT (SELECT coalesce(sum(q.events), 0) FROM json_each(?1) m CROSS JOIN compile_queue q WHERE q.profile_id = m.value)
+         + (SELECT coalesce(sum(events), 0) FROM compile_inbox WHERE profile_id IN (SELECT value FROM json_each(?1))) AS events`,
       JSON.stringify(members),
     )
     .one().events;
@@ -226,7 +248,7 @@ export function compiledMemory(sql: SqlStorage, rootId: string, members: readonl
     memory: row ? (JSON.parse(row.body) as Memory) : EMPTY,
     version: row?.version ?? 0,
     through: row?.through_at ?? null,
-    pending: pending ?? 0,
+    pending,
   };
 }
 
@@ -235,22 +257,40 @@ export function compiledMemory(sql: SqlStorage, rootId: string, members: readonl
  * the queue (the next slice compiles them before older work of profiles nobody is reading).
  */
 export function hurryCompile(sql: SqlStorage, members: readonly string[]): void {
-  sql.exec(
-    "UPDATE compile_queue SET queued_at = 0 WHERE queued_at > 0 AND profile_id IN (SELECT value FROM json_each(?))",
-    JSON.stringify(members),
-  );
+  for (const table of ["compile_queue", "compile_inbox"]) {
+    sql.exec(
+      `UPDATE ${table} SET queued_at = 0 WHERE queued_at > 0 AND profile_id IN (SELECT value FROM json_each(?))`,
+      JSON.stringify(members),
+    );
+  }
 }
 
 /** Whether a reader waits for some profile's memory (`hurryCompile` moved its sessions to the front). */
 export function readerWaits(sql: SqlStorage): boolean {
-  return sql.exec("SELECT 1 FROM compile_queue WHERE queued_at = 0 LIMIT 1").toArray().length > 0;
+  return (
+    sql
+      .exec("SELECT 1 FROM compile_queue WHERE queued_at = 0 UNION ALL SELECT 1 FROM compile_inbox WHERE queued_at = 0 LIMIT 1")
+      .toArray().length > 0
+  );
 }
 
+/** Sessions (and profiles) waiting to be compiled, each once. */
 export function compileQueueLength(sql: SqlStorage): number {
-  return sql.exec<{ n: number }>("SELECT count(*) AS n FROM compile_queue").one().n;
+  return sql
+    .exec<{ n: number }>(
+      "SELECT count(*) AS n FROM (SELECT profile_id, session_id FROM compile_queue UNION SELECT profile_id, session_id FROM compile_inbox)",
+    )
+    .one().n;
 }
 
-/** Whether at least `sessions` wait to be compiled, without counting them all. */
+/**
+ * Whether at least `sessions` wait to be compiled, without counting them all (a session in the
+ * inbox more than once, or in both, counts as many times: it is a measure of load).
+ */
 export function compileBacklog(sql: SqlStorage, sessions: number): boolean {
-  return sql.exec("SELECT 1 FROM compile_queue LIMIT 1 OFFSET ?", sessions - 1).toArray().length > 0;
+  return (
+    sql
+      .exec("SELECT 1 FROM (SELECT 1 FROM compile_queue UNION ALL SELECT 1 FROM compile_inbox) LIMIT 1 OFFSET ?", sessions - 1)
+      .toArray().length > 0
+  );
 }

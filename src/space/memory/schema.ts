@@ -43,6 +43,19 @@ export const conversationAliases = sqliteTable("conversation_aliases", {
   conversationId: text("conversation_id").notNull(),
 });
 
+/**
+ * What batches queued since the last fold into `compile_queue`, appended in arrival order: a batch
+ * writes a few pages at the table's end, not one at a random place of the queue per session.
+ * Owned by `compiler.ts`.
+ */
+export const compileInbox = sqliteTable("compile_inbox", {
+  seq: integer("seq").primaryKey(),
+  sessionId: text("session_id").notNull(),
+  profileId: text("profile_id").notNull(),
+  events: integer("events").notNull(),
+  queuedAt: integer("queued_at").notNull(),
+});
+
 /** Sessions whose events changed since they were compiled, and how many events wait. Owned by `compiler.ts`. */
 export const compileQueue = sqliteTable(
   "compile_queue",
