@@ -26,9 +26,10 @@ export interface CompileLoad {
  * - **A run of the suggestions job.** The job's slices are a few milliseconds each; sharing every
  *   round with a compile slice made them ten times as far apart, and a run over 100,000 profiles
  *   took a minute behind the compile of the same profiles' first events. While a run is under way
- *   the compiler takes a round once per `MAX_YIELD_MS`, or at once when a reader waits.
- * Either way it runs at least once per `MAX_YIELD_MS` and catches up once the load is gone
- * (`compiled.pending` says how far behind a profile is).
+ *   the compiler takes a round once per `MAX_YIELD_MS`.
+ * Either way it runs at once when a context read waits for a profile's memory (its sessions are
+ * at the front of the queue, so the round is theirs), at least once per `MAX_YIELD_MS`, and
+ * catches up once the load is gone (`compiled.pending` says how far behind a profile is).
  */
 export class CompilePacing {
   #writes = 0;
@@ -45,8 +46,8 @@ export class CompilePacing {
     const wrote = this.#writes !== this.#seen;
     this.#seen = this.#writes;
     if (now - this.#compiledAt < MAX_YIELD_MS) {
-      if (wrote && load.backlogged()) return false;
-      if (load.jobRunning && !load.readerWaits()) return false;
+      const busy = (wrote && load.backlogged()) || load.jobRunning;
+      if (busy && !load.readerWaits()) return false;
     }
     this.#compiledAt = now;
     return true;

@@ -45,6 +45,13 @@ describe("the compiler gives way to writes that saturate the object", () => {
     }
   });
 
+  it("runs at once, batches or not, when a reader waits for a profile's memory", () => {
+    const pacing = new CompilePacing();
+    expect(pacing.mayCompile(NOW, writes(true))).toBe(true);
+    pacing.wrote();
+    expect(pacing.mayCompile(NOW + 10, { ...writes(true), readerWaits: () => true })).toBe(true);
+  });
+
   it("does not yield to batches while the backlog is short (a steady rate the compiler keeps up with)", () => {
     const pacing = new CompilePacing();
     expect(pacing.mayCompile(NOW, writes(false))).toBe(true);
