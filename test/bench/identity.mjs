@@ -133,8 +133,10 @@ export async function mergeLarge(origin, operatorToken, events, quietFloorMs) {
  * `profiles` profiles from CRM updates: names shared by groups of three, a postal code by two of
  * them, so the job has real pairs to score; then the job's run, from the list's `job` field.
  */
-export async function suggestionsJob(origin, operatorToken, profiles) {
+export async function suggestionsJob(origin, operatorToken, profiles, quietFloorMs) {
   const demo = await seedDemo(origin, operatorToken);
+  // Not behind what the spaces measured before still compile (the large merge's rebuild).
+  const { waitedS } = await quiet(demo.base_url, demo.key, quietFloorMs);
   const url = `${demo.base_url}/v1/batch`;
   const items = Array.from({ length: profiles }, (_, i) =>
     event(`s-${i}`, [handle(`s-${i}`)], {
@@ -168,5 +170,6 @@ export async function suggestionsJob(origin, operatorToken, profiles) {
     slices: run.slices,
     profiles,
     found: suggestions > 0,
+    waitedS,
   };
 }

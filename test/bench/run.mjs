@@ -148,7 +148,12 @@ async function main() {
       merges.push(await mergeLarge(service.origin, secrets.OPERATOR_TOKEN, events, Math.max(10, 2 * floor.p50)));
     }
     log(`suggestions job over ${IDENTITY.suggestionProfiles} profiles (it starts 30 s after the last write)`);
-    suggestions = await suggestionsJob(service.origin, secrets.OPERATOR_TOKEN, IDENTITY.suggestionProfiles);
+    suggestions = await suggestionsJob(
+      service.origin,
+      secrets.OPERATOR_TOKEN,
+      IDENTITY.suggestionProfiles,
+      Math.max(10, 2 * floor.p50),
+    );
   } finally {
     await Promise.all([service.stop(), bare.stop()]);
   }
@@ -175,6 +180,7 @@ async function main() {
     suggestions_max_slice_ms: round(suggestions.maxSliceMs, 2),
     suggestions_profiles: suggestions.profiles,
     suggestions_slices: suggestions.slices,
+    suggestions_quiet_wait_s: round(suggestions.waitedS, 1),
     context_p50_ms: round(context.p50, 1),
     context_p99_ms: round(context.p99, 1),
     context_p50_ratio: round(context.p50 / context.floor_p50, 2),
@@ -387,7 +393,11 @@ function printTable({ json, full, minimal, storage }) {
       ms(json.merge_large_ms),
       `${json.merge_large_events} events each; at 5,000: ${ms(json.merge_5k_ms)}; floor ${ms(json.merge_floor_ms)} after ${json.merge_quiet_wait_s} s for the service to be quiet`,
     ],
-    ["suggestions job", ms(json.suggestions_job_ms), `${json.suggestions_profiles} profiles, ${json.suggestions_slices} slices`],
+    [
+      "suggestions job",
+      ms(json.suggestions_job_ms),
+      `${json.suggestions_profiles} profiles, ${json.suggestions_slices} slices, after ${json.suggestions_quiet_wait_s} s for the service to be quiet`,
+    ],
     ["  longest slice", ms(json.suggestions_max_slice_ms), "object's clock under wrangler dev"],
     [
       "context p50 / p99",
