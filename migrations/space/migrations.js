@@ -11,6 +11,7 @@ import m0009 from "./0009_compile_queue_by_profile.sql";
 import m0010 from "./0010_timers_by_key.sql";
 import m0011 from "./0011_conversation_first_keys.sql";
 import m0012 from "./0012_compile_inbox.sql";
+import m0013 from "./0013_session_inbox.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -29,5 +30,6 @@ export default {
     m0010,
     m0011,
     m0012,
+    m0013,
   },
 };

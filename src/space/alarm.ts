@@ -2,7 +2,7 @@ import { COMPILE_YIELD_MS } from "./compile-pacing";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
 import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
-import { closeSession } from "./memory/sessions";
+import { closeSessions, foldSessions } from "./memory/sessions";
 import { setTimer, type Timer, takeDueTimers } from "./timers";
 
 /** What timers changed that the object holds in memory: sessions that closed leave the hot tier. */
@@ -23,11 +23,26 @@ export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerE
   const effects: TimerEffects = { closed: [] };
   const due = takeDueTimers(sql, now);
   const jobRunning = due.some((timer) => timer.kind === "suggestions.run");
-  for (const timer of due) run(sql, timer, now, round, jobRunning, effects);
+  // Close timers are read and written together: each session is read through the session inbox.
+  const closes = due.filter((timer) => timer.kind === "session.close");
+  if (closes.length > 0) {
+    const closed = closeSessions(
+      sql,
+      closes.map((timer) => ({
+        sessionId: timer.key,
+        dueAt: timer.dueAt,
+        windowMs: (timer.payload as { windowMs?: number } | null)?.windowMs ?? null,
+      })),
+      now,
+    );
+    effects.closed.push(...closed.map(({ sessionId, profileId }) => ({ sessionId, profileId })));
+    queueCompile(sql, new Map(closed.map(({ sessionId, profileId }) => [sessionId, { profileId, events: 0 }])), now);
+  }
+  for (const timer of due) run(sql, timer, now, round, jobRunning);
   return effects;
 }
 
-function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunning: boolean, effects: TimerEffects): void {
+function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunning: boolean): void {
   const { stopwatch, mayCompile } = round;
   switch (timer.kind) {
     case "suggestions.debounce":
@@ -36,14 +51,11 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
     case "suggestions.run":
       continueSuggestions(sql, timer.payload as JobState, now, stopwatch);
       break;
-    case "session.close": {
-      const closed = closeSession(sql, timer.key, timer.dueAt, (timer.payload as { windowMs?: number } | null)?.windowMs ?? null);
-      if (closed) {
-        effects.closed.push({ sessionId: closed.sessionId, profileId: closed.profileId });
-        queueCompile(sql, new Map([[closed.sessionId, { profileId: closed.profileId, events: 0 }]]), now);
-      }
+    case "session.close":
+      break; // above, all at once
+    case "sessions.fold":
+      foldSessions(sql);
       break;
-    }
     case "memory.compile":
       if (mayCompile(jobRunning)) compileSlice(sql, now, stopwatch);
       else setTimer(sql, { ...timer, dueAt: now + COMPILE_YIELD_MS });

@@ -3,7 +3,13 @@
  * suggestion jobs. The object keeps one alarm at the earliest due row, and its alarm handler
  * runs what is due, so a timer survives restarts and fires once.
  */
-export type TimerKind = "suggestions.debounce" | "suggestions.run" | "session.close" | "memory.compile" | "promise.due";
+export type TimerKind =
+  | "suggestions.debounce"
+  | "suggestions.run"
+  | "session.close"
+  | "sessions.fold"
+  | "memory.compile"
+  | "promise.due";
 
 export interface Timer {
   kind: TimerKind;

@@ -436,6 +436,9 @@ describe("durability: a restart between a batch and its compile", () => {
     const handle = phone("+15555550213");
     await accept(space, [say(handle, t0 - MINUTE, "My postcode is 28001.")]);
     expect(await query(space, "SELECT session_id FROM compile_inbox UNION SELECT session_id FROM compile_queue")).toHaveLength(1);
+    // Its session is still in the session inbox, not folded: live after the restart reads through it.
+    expect(await query(space, "SELECT session_id FROM session_inbox")).toHaveLength(1);
+    expect(await query(space, "SELECT session_id FROM sessions")).toHaveLength(0);
 
     await restartSpaceObject(space);
     await later(space, 1_000);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import migration from "../../migrations/space/0011_conversation_first_keys.sql";
 import { ingestBatch } from "../../src/space/intake";
+import { foldSessions } from "../../src/space/memory/sessions";
 import { TRACK_CALLER as caller, withIntake } from "../support/intake";
 import { message } from "../support/seed";
 
@@ -23,6 +24,7 @@ describe("session keys begin with the conversation (migration 0011)", () => {
     const rows = await withIntake((intake, sql) => {
       const ingest = (items: unknown[], now: number) => ingestBatch(intake, caller, { items }, now, { clock_tolerance_s: 300 });
       ingest([say("a", NOW - 2 * MINUTE)], NOW);
+      foldSessions(sql);
       const first = sql.exec<SessionKeyRow>("SELECT * FROM sessions").one();
       expect(first.conversation_key).toBe(`c:conv-1:${first.profile_id}`);
 
@@ -34,6 +36,7 @@ describe("session keys begin with the conversation (migration 0011)", () => {
 
       ingest([say("b", NOW - MINUTE)], NOW);
       ingest([{ type: "conversation.ended", idempotency_key: "end", conversation_id: "conv-1", occurred_at: at(NOW) }], NOW);
+      foldSessions(sql);
       return sql.exec<SessionKeyRow>("SELECT * FROM sessions").toArray();
     });
     expect(rows).toHaveLength(1);
@@ -51,6 +54,7 @@ describe("session keys begin with the conversation (migration 0011)", () => {
         NOW,
         { clock_tolerance_s: 300 },
       );
+      foldSessions(sql);
       return sql
         .exec<{ conversation_id: string; status: string }>(
           "SELECT conversation_id, status FROM sessions ORDER BY conversation_id",

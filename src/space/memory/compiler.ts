@@ -8,7 +8,7 @@ import { type Extractor, patternExtractor } from "./extractor";
 import { listedEntries, rebuildEntries, writeEntries } from "./memory-entries";
 import { type EpisodeView, type Memory, memoryFrom } from "./memory-view";
 import { sessionEvents } from "./session-events";
-import { findSession, noteHandoff, type SessionRecord } from "./sessions";
+import { noteHandoff, type SessionRecord, sessionsById } from "./sessions";
 import { extractiveSummarizer, type Summarizer } from "./summarizer";
 
 /** How long after a write the compiler waits, so that a burst of writes compiles once. */
@@ -90,9 +90,13 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       )
       .toArray();
     if (next.length < QUEUE_READ) more = false;
+    const sessions = sessionsById(
+      sql,
+      next.map((queued) => queued.session_id),
+    );
     for (const { session_id: sessionId, profile_id: profileId } of next) {
       sql.exec("DELETE FROM compile_queue WHERE profile_id = ? AND session_id = ?", profileId, sessionId);
-      const session = findSession(sql, sessionId);
+      const session = sessions.get(sessionId);
       if (session) {
         const subjects = touched.get(session.profileId) ?? noSubjects();
         touched.set(session.profileId, subjects);
@@ -145,7 +149,7 @@ function rebuildSession(sql: SqlStorage, session: SessionRecord, now: number, to
   const events = sessionEvents(sql, session.sessionId);
   const compiled = compileSession(events, { open: session.status === "open", handoffAt: session.handoffAt }, COMPILER_PARTS);
   if (compiled.handoffAt !== null && compiled.handoffAt !== session.handoffAt) {
-    noteHandoff(sql, session.sessionId, compiled.handoffAt);
+    noteHandoff(sql, session, compiled.handoffAt, now);
   }
   replaceDerivations(sql, session, compiled.derivations, touched);
   const outcome = correctionOf(sql, session.sessionId);

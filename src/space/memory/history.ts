@@ -12,7 +12,7 @@ import { compileSession, type Derivation, type EpisodeBody } from "./derivation"
 import { derivationById, derivationsAbout } from "./derivations";
 import { type MemoryEntry, objectEntries, type PromiseView } from "./memory-view";
 import { sessionEvents } from "./session-events";
-import { findSession, type SessionRecord } from "./sessions";
+import { findSession, foldSessions, type SessionRecord } from "./sessions";
 
 /** The latest events of an item its `timeline` shows (a history item is not paged; the timeline route is). */
 export const HISTORY_TIMELINE_LIMIT = 500;
@@ -97,6 +97,7 @@ function locateAny(sql: SqlStorage, id: string): Located | null {
 
 /** Whether the item happened in a conversation (by any of its ids): its session's, or one of its object's changes'. */
 function inConversation(sql: SqlStorage, located: Located, conversationId: string): boolean {
+  foldSessions(sql); // joined below
   const first =
     sql
       .exec<{ conversation_id: string }>("SELECT conversation_id FROM conversation_aliases WHERE alias = ?", conversationId)

@@ -37,6 +37,28 @@ export const sessions = sqliteTable(
   ],
 );
 
+/**
+ * What batches did to sessions since the last fold into `sessions`: each touched session's whole
+ * state, appended in arrival order (the latest row of a session wins). A batch writes a few pages
+ * at the table's end, not a row and three index entries at random places of `sessions` per
+ * session. Owned by `sessions.ts`, which reads through it and folds it (`foldSessions`).
+ */
+export const sessionInbox = sqliteTable("session_inbox", {
+  seq: integer("seq").primaryKey(),
+  sessionId: text("session_id").notNull(),
+  conversationKey: text("conversation_key").notNull(),
+  kind: text("kind").notNull(),
+  channel: text("channel"),
+  conversationId: text("conversation_id"),
+  profileId: text("profile_id").notNull(),
+  startedAt: integer("started_at").notNull(),
+  lastAt: integer("last_at").notNull(),
+  status: text("status").notNull(),
+  closedAt: integer("closed_at"),
+  closedBy: text("closed_by"),
+  handoffAt: integer("handoff_at"),
+});
+
 /** `conversation_aliases`: further ids of one conversation, each pointing at the first id seen. Owned by `sessions.ts`. */
 export const conversationAliases = sqliteTable("conversation_aliases", {
   alias: text("alias").primaryKey(),

@@ -1,6 +1,6 @@
 import type { SpaceConfigValues } from "../../contract/config";
 import { uuidv7 } from "../../ids";
-import { deleteTimers, setTimers } from "../timers";
+import { deleteTimers, setTimerOnce, setTimers, type Timer } from "../timers";
 
 /** Inactivity windows by channel (DESIGN 3.6), in seconds; a task's is `task`. */
 export const DEFAULT_SESSION_WINDOWS_S: Record<string, number> = {
@@ -18,6 +18,9 @@ const FALLBACK_WINDOW = "app";
 
 /** System events that close their session at once. */
 const ENDINGS = new Set(["conversation.ended", "task.ended"]);
+
+/** How long the session inbox may wait before it is folded into `sessions`, when no reader folds it first. */
+export const SESSION_FOLD_MS = 1_000;
 
 export interface SessionRecord {
   sessionId: string;
@@ -142,7 +145,9 @@ export class SessionPlacer {
       );
     }
     if (bounds.size === 0) return;
-    const rows = this.sql.exec<SessionRow>(
+    // Every session of these keys in the inbox is a candidate (a few), its state there the latest.
+    const pending = pendingSessions(this.sql, "conversation_key", [...bounds.keys()]);
+    const folded = this.sql.exec<SessionRow>(
       `SELECT s.* FROM json_each(?) j CROSS JOIN sessions s
        WHERE s.conversation_key = j.value ->> 0 AND s.started_at <= j.value ->> 2
          AND s.started_at >= coalesce(
@@ -150,6 +155,7 @@ export class SessionPlacer {
            j.value ->> 1)`,
       JSON.stringify([...bounds].map(([key, { from, to }]) => [key, from, to])),
     );
+    const rows = overlay(folded, pending);
     for (const row of rows) {
       const session = this.#loaded(row);
       const sessions = this.#storedByKey.get(session.conversationKey) ?? [];
@@ -211,6 +217,7 @@ export class SessionPlacer {
       ref.taskId ?? (ref.conversationId === null ? null : (this.#canonical.get(ref.conversationId) ?? ref.conversationId));
     if (id === null) return [];
     const kind: SessionRecord["kind"] = ref.taskId !== null ? "task" : "conversation";
+    foldSessions(this.sql);
     const stored = this.sql
       .exec<SessionRow>(
         `SELECT * FROM sessions WHERE ${IN_CONVERSATION} AND kind = ?4 AND started_at <= ?5`,
@@ -242,55 +249,15 @@ export class SessionPlacer {
   }
 
   /**
-   * Writes the sessions the batch touched in a few statements. A session that only went on
-   * (its times moved) updates those columns alone, so the indexes on status are left as they are.
-   * A close timer is set when a session opens and never moved: when it fires, it closes the
-   * session only if no later event moved its end (`closeSession`), so an event costs no timer write.
+   * Appends the sessions the batch changed to the inbox, in one statement. A close timer is set
+   * when a session opens and never moved: when it fires, it closes the session only if no later
+   * event moved its end (`closeSessions`), so an event costs no timer write.
    */
   finish(): SessionRecord[] {
     const touched = [...this.#touched.values()];
+    const changed = touched.filter((session) => !sameState(this.#stored.get(session.sessionId), session));
+    appendSessions(this.sql, changed, this.now);
     const created = touched.filter((session) => this.#created.has(session.sessionId));
-    const updated = touched.filter((session) => !this.#created.has(session.sessionId));
-    if (created.length > 0) {
-      this.sql.exec(
-        `INSERT INTO sessions (session_id, conversation_key, kind, channel, conversation_id, profile_id, started_at, last_at, status, closed_at, closed_by, handoff_at)
-         SELECT s.value ->> 0, s.value ->> 1, s.value ->> 2, s.value ->> 3, s.value ->> 4, s.value ->> 5, s.value ->> 6, s.value ->> 7, s.value ->> 8, s.value ->> 9, s.value ->> 10, s.value ->> 11
-         FROM json_each(?) s`,
-        JSON.stringify(created.map(columns)),
-      );
-    }
-    const [timesOnly, changed] = partition(updated, (session) => onlyTimesMoved(this.#stored.get(session.sessionId), session));
-    // SQLite rewrites the entries of every index holding a column the SET names, moved or not:
-    // most events only move a session's end, and one inside its times moves nothing.
-    const moved = timesOnly.filter((session) => {
-      const stored = this.#stored.get(session.sessionId);
-      return stored?.startedAt !== session.startedAt || stored.lastAt !== session.lastAt;
-    });
-    const [endOnly, startToo] = partition(
-      moved,
-      (session) => this.#stored.get(session.sessionId)?.startedAt === session.startedAt,
-    );
-    if (endOnly.length > 0) {
-      this.sql.exec(
-        "UPDATE sessions SET last_at = s.value ->> 1 FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0",
-        JSON.stringify(endOnly.map((session) => [session.sessionId, session.lastAt])),
-      );
-    }
-    if (startToo.length > 0) {
-      this.sql.exec(
-        `UPDATE sessions SET started_at = s.value ->> 1, last_at = s.value ->> 2
-         FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0`,
-        JSON.stringify(startToo.map((session) => [session.sessionId, session.startedAt, session.lastAt])),
-      );
-    }
-    if (changed.length > 0) {
-      this.sql.exec(
-        `UPDATE sessions SET started_at = s.value ->> 6, last_at = s.value ->> 7, status = s.value ->> 8, closed_at = s.value ->> 9,
-           closed_by = s.value ->> 10, handoff_at = s.value ->> 11
-         FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0`,
-        JSON.stringify(changed.map(columns)),
-      );
-    }
     setTimers(
       this.sql,
       created
@@ -303,7 +270,9 @@ export class SessionPlacer {
     deleteTimers(
       this.sql,
       "session.close",
-      updated.filter((session) => session.status === "closed").map((session) => session.sessionId),
+      touched
+        .filter((session) => !this.#created.has(session.sessionId) && session.status === "closed")
+        .map((session) => session.sessionId),
     );
     return touched;
   }
@@ -381,6 +350,13 @@ function holds(session: SessionRecord, at: number, window: number): boolean {
   return at <= session.lastAt + window * 1000;
 }
 
+/** Whether a session is as it was read (an event inside its times moves nothing). */
+const sameState = (stored: SessionRecord | undefined, session: SessionRecord) =>
+  stored !== undefined &&
+  onlyTimesMoved(stored, session) &&
+  stored.startedAt === session.startedAt &&
+  stored.lastAt === session.lastAt;
+
 /** Whether a stored session changed only in its times (an event joined it). */
 const onlyTimesMoved = (stored: SessionRecord | undefined, session: SessionRecord) =>
   stored !== undefined &&
@@ -395,6 +371,12 @@ function partition<T>(list: readonly T[], test: (value: T) => boolean): [T[], T[
   for (const value of list) (test(value) ? yes : no).push(value);
   return [yes, no];
 }
+
+const SESSION_COLUMNS =
+  "session_id, conversation_key, kind, channel, conversation_id, profile_id, started_at, last_at, status, closed_at, closed_by, handoff_at";
+const SESSION_COLUMN_VALUES = SESSION_COLUMNS.split(", ")
+  .map((_, index) => `s.value ->> ${index}`)
+  .join(", ");
 
 const columns = (session: SessionRecord) => [
   session.sessionId,
@@ -412,25 +394,136 @@ const columns = (session: SessionRecord) => [
 ];
 
 /**
- * The close timer fired: the session closes at the end of its window, unless an event moved that
- * end past the timer (then the timer is set again for the new end). `windowMs` is the window the
- * timer was set with; a timer without one closes at its due time.
+ * Folds the session inbox into `sessions`, in a few statements: the latest state of each session
+ * there is written once, however many batches changed it since the last fold. A reader sees what
+ * batches answered either through the inbox (`sessionsById`, `openSessionsOf`, a batch's
+ * prefetch) or by folding first (the timeline, history, an ending item). A session that only went
+ * on (its times moved) updates those columns alone, so the indexes on status are left as they are.
  */
-export function closeSession(sql: SqlStorage, sessionId: string, dueAt: number, windowMs: number | null): SessionRecord | null {
-  const row = sql.exec<SessionRow>("SELECT * FROM sessions WHERE session_id = ?", sessionId).toArray()[0];
-  if (row?.status !== "open") return null;
-  const end = windowMs === null ? dueAt : row.last_at + windowMs;
-  if (end > dueAt) {
-    setTimers(sql, [{ kind: "session.close", key: sessionId, dueAt: end, payload: { windowMs } }]);
-    return null;
+export function foldSessions(sql: SqlStorage): void {
+  const latest = new Map<string, SessionRecord>();
+  for (const row of sql.exec<SessionRow>("SELECT * FROM session_inbox ORDER BY seq")) latest.set(row.session_id, record(row));
+  if (latest.size === 0) return;
+  const stored = new Map(
+    sql
+      .exec<SessionRow>(
+        "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.session_id = j.value",
+        JSON.stringify([...latest.keys()]),
+      )
+      .toArray()
+      .map((row) => [row.session_id, record(row)]),
+  );
+  const [known, created] = partition([...latest.values()], (session) => stored.has(session.sessionId));
+  const updated = known.filter((session) => !sameState(stored.get(session.sessionId), session));
+  if (created.length > 0) {
+    sql.exec(
+      `INSERT INTO sessions (${SESSION_COLUMNS}) SELECT ${SESSION_COLUMN_VALUES} FROM json_each(?) s`,
+      JSON.stringify(created.map(columns)),
+    );
   }
-  sql.exec("UPDATE sessions SET status = 'closed', closed_at = ?, closed_by = 'inactivity' WHERE session_id = ?", end, sessionId);
-  return { ...record(row as SessionRow), status: "closed", closedAt: end, closedBy: "inactivity" };
+  const [timesOnly, changed] = partition(updated, (session) => onlyTimesMoved(stored.get(session.sessionId), session));
+  // SQLite rewrites the entries of every index holding a column the SET names, moved or not:
+  // most sessions only move their end.
+  const [endOnly, startToo] = partition(timesOnly, (session) => stored.get(session.sessionId)?.startedAt === session.startedAt);
+  if (endOnly.length > 0) {
+    sql.exec(
+      "UPDATE sessions SET last_at = s.value ->> 1 FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0",
+      JSON.stringify(endOnly.map((session) => [session.sessionId, session.lastAt])),
+    );
+  }
+  if (startToo.length > 0) {
+    sql.exec(
+      `UPDATE sessions SET started_at = s.value ->> 1, last_at = s.value ->> 2
+       FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0`,
+      JSON.stringify(startToo.map((session) => [session.sessionId, session.startedAt, session.lastAt])),
+    );
+  }
+  if (changed.length > 0) {
+    sql.exec(
+      `UPDATE sessions SET started_at = s.value ->> 6, last_at = s.value ->> 7, status = s.value ->> 8, closed_at = s.value ->> 9,
+         closed_by = s.value ->> 10, handoff_at = s.value ->> 11
+       FROM json_each(?) s WHERE sessions.session_id = s.value ->> 0`,
+      JSON.stringify(changed.map(columns)),
+    );
+  }
+  sql.exec("DELETE FROM session_inbox");
+}
+
+/**
+ * Close timers fired: a session closes at the end of its window, unless an event moved that end
+ * past its timer (then the timer is set again for the new end). `windowMs` is the window the
+ * timer was set with; a timer without one closes at its due time. Answers the sessions closed.
+ */
+export function closeSessions(
+  sql: SqlStorage,
+  timers: readonly { sessionId: string; dueAt: number; windowMs: number | null }[],
+  now: number,
+): SessionRecord[] {
+  const sessions = sessionsById(
+    sql,
+    timers.map((timer) => timer.sessionId),
+  );
+  const closed: SessionRecord[] = [];
+  const later: Timer[] = [];
+  for (const { sessionId, dueAt, windowMs } of timers) {
+    const session = sessions.get(sessionId);
+    if (session?.status !== "open") continue;
+    const end = windowMs === null ? dueAt : session.lastAt + windowMs;
+    if (end > dueAt) later.push({ kind: "session.close", key: sessionId, dueAt: end, payload: { windowMs } });
+    else closed.push({ ...session, status: "closed", closedAt: end, closedBy: "inactivity" });
+  }
+  setTimers(sql, later);
+  appendSessions(sql, closed, now);
+  return closed;
 }
 
 export function findSession(sql: SqlStorage, sessionId: string): SessionRecord | null {
-  const row = sql.exec<SessionRow>("SELECT * FROM sessions WHERE session_id = ?", sessionId).toArray()[0];
-  return row ? record(row) : null;
+  return sessionsById(sql, [sessionId]).get(sessionId) ?? null;
+}
+
+/** Sessions as they stand (the inbox over `sessions`), by id. */
+export function sessionsById(sql: SqlStorage, sessionIds: readonly string[]): Map<string, SessionRecord> {
+  const pending = pendingSessions(sql, "session_id", sessionIds);
+  const folded = sql.exec<SessionRow>(
+    "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.session_id = j.value",
+    JSON.stringify(sessionIds),
+  );
+  return new Map(overlay(folded, pending).map((row) => [row.session_id, record(row)]));
+}
+
+/** Writes sessions' new states to the inbox, to be folded within `SESSION_FOLD_MS`. */
+function appendSessions(sql: SqlStorage, sessions: readonly SessionRecord[], now: number): void {
+  if (sessions.length === 0) return;
+  sql.exec(
+    `INSERT INTO session_inbox (${SESSION_COLUMNS}) SELECT ${SESSION_COLUMN_VALUES} FROM json_each(?) s`,
+    JSON.stringify(sessions.map(columns)),
+  );
+  setTimerOnce(sql, { kind: "sessions.fold", key: "", dueAt: now + SESSION_FOLD_MS, payload: null });
+}
+
+/**
+ * The latest state in the inbox of the sessions whose `column` is one of `values`. The inbox has
+ * no index (a batch would write one at random places): it is read whole, and is a second of batches at most.
+ */
+function pendingSessions(
+  sql: SqlStorage,
+  column: "session_id" | "profile_id" | "conversation_key",
+  values: readonly string[],
+): Map<string, SessionRow> {
+  const pending = new Map<string, SessionRow>();
+  const rows = sql.exec<SessionRow>(
+    `SELECT * FROM session_inbox WHERE ${column} IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+    JSON.stringify(values),
+  );
+  for (const row of rows) pending.set(row.session_id, row);
+  return pending;
+}
+
+/** Folded rows, each replaced by its state in the inbox, and the inbox's sessions not folded yet. */
+function overlay(folded: Iterable<SessionRow>, pending: ReadonlyMap<string, SessionRow>): SessionRow[] {
+  const rows = [...folded].filter((row) => !pending.has(row.session_id));
+  rows.push(...pending.values());
+  return rows;
 }
 
 /**
@@ -452,29 +545,28 @@ const conversationRange = (kind: SessionRecord["kind"], id: string): [string, st
 /** `?1`, `?2`: a `conversationRange`; `?3` the id (the range also holds ids that begin with it and a colon). */
 const IN_CONVERSATION = "conversation_key >= ?1 AND conversation_key < ?2 AND conversation_id = ?3";
 
-/** The open sessions of some profiles (a root and its members). */
+/** The open sessions of some profiles (a root and its members), oldest first. */
 export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): SessionRecord[] {
-  return sql
-    .exec<SessionRow>(
-      "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.profile_id = j.value AND s.status = 'open' ORDER BY s.started_at",
-      JSON.stringify(profileIds),
-    )
-    .toArray()
-    .map(record);
+  const pending = pendingSessions(sql, "profile_id", profileIds);
+  const folded = sql.exec<SessionRow>(
+    "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.profile_id = j.value AND s.status = 'open'",
+    JSON.stringify(profileIds),
+  );
+  return overlay(folded, pending)
+    .map(record)
+    .filter((session) => session.status === "open")
+    .sort((a, b) => a.startedAt - b.startedAt);
 }
 
 /** Records the first moment a person took over from an AI agent. */
-export function noteHandoff(sql: SqlStorage, sessionId: string, at: number): void {
-  sql.exec(
-    "UPDATE sessions SET handoff_at = ? WHERE session_id = ? AND (handoff_at IS NULL OR handoff_at > ?)",
-    at,
-    sessionId,
-    at,
-  );
+export function noteHandoff(sql: SqlStorage, session: SessionRecord, at: number, now: number): void {
+  if (session.handoffAt !== null && session.handoffAt <= at) return;
+  appendSessions(sql, [{ ...session, handoffAt: at }], now);
 }
 
 /** The latest session of a conversation (by any of its ids) of each profile that has one. */
 export function latestSessionsOf(sql: SqlStorage, conversationId: string): SessionRecord[] {
+  foldSessions(sql);
   const first =
     sql
       .exec<{ conversation_id: string }>("SELECT conversation_id FROM conversation_aliases WHERE alias = ?", conversationId)

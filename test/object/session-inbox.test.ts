@@ -1,0 +1,125 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ingestBatch } from "../../src/space/intake";
+import { closeSessions, foldSessions, openSessionsOf, type SessionRecord, sessionsById } from "../../src/space/memory/sessions";
+import { phone } from "../support/identity";
+import { TRACK_CALLER as caller, withIntake } from "../support/intake";
+import { message } from "../support/seed";
+
+/**
+ * The session inbox (`foldSessions`): batches append sessions' states, folded later. Sessions
+ * read through the inbox are the sessions folded, and where folds fall between batches changes
+ * nothing: the same batches folded after each one (as sessions were written before the inbox)
+ * give the same sessions.
+ */
+
+const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
+const MINUTE = 60_000;
+const CUSTOMER = phone("+15555550700");
+const CONFIG = { clock_tolerance_s: 300 };
+const iso = (ms: number) => new Date(ms).toISOString();
+
+type Spec = { minute: number; conversation: "c1" | "c2" | null; ends: boolean };
+
+const specArb: fc.Arbitrary<Spec> = fc.record({
+  minute: fc.integer({ min: 1, max: 240 }),
+  conversation: fc.constantFrom("c1" as const, "c2" as const, null),
+  ends: fc.boolean(),
+});
+
+function itemOf(spec: Spec, index: number): Record<string, unknown> {
+  const at = iso(NOW - spec.minute * MINUTE);
+  if (spec.ends && spec.conversation !== null) {
+    return { type: "conversation.ended", idempotency_key: `e-${index}`, conversation_id: spec.conversation, occurred_at: at };
+  }
+  return message({
+    idempotency_key: `e-${index}`,
+    handles: [CUSTOMER],
+    channel: "whatsapp",
+    occurred_at: at,
+    ...(spec.conversation === null ? { conversation_id: undefined } : { conversation_id: spec.conversation }),
+  });
+}
+
+/** Batches of the items in the order given, cut after the indexes in `cuts`. */
+function batchesOf(specs: readonly Spec[], cuts: readonly number[]): unknown[][] {
+  const items = specs.map(itemOf);
+  const batches: unknown[][] = [[]];
+  items.forEach((item, index) => {
+    batches.at(-1)?.push(item);
+    if (cuts.includes(index)) batches.push([]);
+  });
+  return batches.filter((batch) => batch.length > 0);
+}
+
+const ALL_IDS = "SELECT session_id FROM sessions UNION SELECT session_id FROM session_inbox";
+
+/** Sessions without their ids (two spaces give different ones), in one order. */
+function comparable(sessions: Iterable<SessionRecord>): unknown[] {
+  return [...sessions]
+    .map((s) => [s.conversationId, s.kind, s.channel, s.startedAt, s.lastAt, s.status, s.closedAt, s.closedBy, s.handoffAt])
+    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}
+
+const tableOf = (sql: SqlStorage) =>
+  [...sql.exec<{ session_id: string }>("SELECT session_id FROM sessions")].map((row) => row.session_id);
+
+describe("the session inbox", () => {
+  it("reads as it folds, and where folds fall changes no session", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(specArb, { minLength: 1, maxLength: 14 }),
+        fc.array(fc.integer({ min: 0, max: 13 }), { maxLength: 5 }),
+        fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
+        async (specs, cuts, folds) => {
+          const batches = batchesOf(specs, cuts);
+          const sometimes = await withIntake((intake, sql) => {
+            batches.forEach((items, index) => {
+              ingestBatch(intake, caller, { items }, NOW, CONFIG);
+              if (folds[index]) foldSessions(sql);
+            });
+            const ids = [...sql.exec<{ session_id: string }>(ALL_IDS)].map((row) => row.session_id);
+            const throughInbox = comparable(sessionsById(sql, ids).values());
+            foldSessions(sql);
+            expect(sql.exec("SELECT 1 FROM session_inbox").toArray()).toEqual([]);
+            const folded = comparable(sessionsById(sql, tableOf(sql)).values());
+            expect(throughInbox).toEqual(folded);
+            return folded;
+          });
+          const always = await withIntake((intake, sql) => {
+            for (const items of batches) {
+              ingestBatch(intake, caller, { items }, NOW, CONFIG);
+              foldSessions(sql);
+            }
+            return comparable(sessionsById(sql, tableOf(sql)).values());
+          });
+          expect(sometimes).toEqual(always);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("closes an open session through the inbox, which the fold then writes", async () => {
+    const { open, closedNow, folded } = await withIntake((intake, sql) => {
+      ingestBatch(intake, caller, { items: [itemOf({ minute: 5, conversation: "c1", ends: false }, 0)] }, NOW, CONFIG);
+      expect(tableOf(sql)).toEqual([]); // not folded yet
+      const [session] = [
+        ...sessionsById(
+          sql,
+          [...sql.exec<{ session_id: string }>(ALL_IDS)].map((r) => r.session_id),
+        ).values(),
+      ];
+      if (!session) throw new Error("no session");
+      const open = openSessionsOf(sql, [session.profileId]).map((s) => s.sessionId);
+      const due = session.lastAt + 20 * MINUTE;
+      const closedNow = closeSessions(sql, [{ sessionId: session.sessionId, dueAt: due, windowMs: 20 * MINUTE }], due);
+      expect(openSessionsOf(sql, [session.profileId])).toEqual([]);
+      foldSessions(sql);
+      return { open, closedNow, folded: sessionsById(sql, [session.sessionId]).get(session.sessionId) };
+    });
+    expect(open).toHaveLength(1);
+    expect(closedNow.map((s) => [s.status, s.closedBy])).toEqual([["closed", "inactivity"]]);
+    expect(folded).toMatchObject({ status: "closed", closedBy: "inactivity", closedAt: NOW - 5 * MINUTE + 20 * MINUTE });
+  });
+});
