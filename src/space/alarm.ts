@@ -1,4 +1,5 @@
 import { COMPILE_YIELD_MS } from "./compile-pacing";
+import { foldSightings } from "./identity/handle-store";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
 import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
@@ -53,8 +54,9 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       break;
     case "session.close":
       break; // above, all at once
-    case "sessions.fold":
+    case "inbox.fold":
       foldSessions(sql);
+      foldSightings(sql);
       break;
     case "memory.compile":
       if (mayCompile(jobRunning)) compileSlice(sql, now, stopwatch);

@@ -1,5 +1,6 @@
 import type { Level } from "../../contract/common";
 import { uuidv7 } from "../../ids";
+import { foldInboxesWithin } from "../timers";
 import type { Handle } from "./handles";
 
 export type HandleStatus = "active" | "detached" | "erased";
@@ -74,9 +75,10 @@ export function firstActiveHandles(sql: SqlStorage, rootIds: readonly string[]):
   return new Map(rows.map((row) => [row.root_id, row.handle_id]));
 }
 
+/** A handle with its seen times as they stand (a view of it shows them). */
 export function findHandleById(sql: SqlStorage, handleId: string): HandleRecord | null {
   const row = sql.exec<HandleRow>("SELECT * FROM handles WHERE handle_id = ?", handleId).toArray()[0];
-  return row ? record(row) : null;
+  return row ? (withSightings(sql, [record(row)])[0] ?? null) : null;
 }
 
 /** A handle first seen now, in `profileId`: not stored until `insertHandles`. */
@@ -117,14 +119,51 @@ export function insertHandles(sql: SqlStorage, records: readonly HandleRecord[])
   );
 }
 
-/** Widens handles' first and last seen times to include theirs (memory time, not arrival), in one statement. */
-export function touchHandles(sql: SqlStorage, seen: readonly { handleId: string; first: number; last: number }[]): void {
+/**
+ * Widens handles' first and last seen times to include theirs (memory time, not arrival): one
+ * append to `handle_sightings`, folded into `handles` later (`foldSightings`). Records read from
+ * `handles` hold the folded times; a view of them reads the sightings too (`withSightings`).
+ */
+export function touchHandles(
+  sql: SqlStorage,
+  seen: readonly { handleId: string; first: number; last: number }[],
+  now: number,
+): void {
   if (seen.length === 0) return;
   sql.exec(
-    `UPDATE handles SET first_seen = min(first_seen, s.value ->> 1), last_seen = max(last_seen, s.value ->> 2)
-     FROM json_each(?) s WHERE handles.handle_id = s.value ->> 0`,
+    `INSERT INTO handle_sightings (handle_id, first_seen, last_seen)
+     SELECT s.value ->> 0, s.value ->> 1, s.value ->> 2 FROM json_each(?) s`,
     JSON.stringify(seen.map(({ handleId, first, last }) => [handleId, first, last])),
   );
+  foldInboxesWithin(sql, now);
+}
+
+/** Writes the sightings into `handles`, each handle once, and empties them. */
+export function foldSightings(sql: SqlStorage): void {
+  sql.exec(
+    `UPDATE handles SET first_seen = min(handles.first_seen, s.first_seen), last_seen = max(handles.last_seen, s.last_seen)
+     FROM (SELECT handle_id, min(first_seen) AS first_seen, max(last_seen) AS last_seen FROM handle_sightings GROUP BY handle_id) s
+     WHERE handles.handle_id = s.handle_id`,
+  );
+  sql.exec("DELETE FROM handle_sightings");
+}
+
+/** Records with the seen times not folded yet (the sightings have no index: they are a second of batches at most). */
+export function withSightings(sql: SqlStorage, records: HandleRecord[]): HandleRecord[] {
+  if (records.length === 0) return records;
+  const rows = sql.exec<{ handle_id: string; first_seen: number; last_seen: number }>(
+    `SELECT handle_id, min(first_seen) AS first_seen, max(last_seen) AS last_seen FROM handle_sightings
+     WHERE handle_id IN (SELECT value FROM json_each(?)) GROUP BY handle_id`,
+    JSON.stringify(records.map((record) => record.handleId)),
+  );
+  const seen = new Map([...rows].map((row) => [row.handle_id, row]));
+  for (const record of records) {
+    const sighting = seen.get(record.handleId);
+    if (!sighting) continue;
+    record.firstSeen = Math.min(record.firstSeen, sighting.first_seen);
+    record.lastSeen = Math.max(record.lastSeen, sighting.last_seen);
+  }
+  return records;
 }
 
 export function setHandleLevel(sql: SqlStorage, handleId: string, level: Level): void {
@@ -138,15 +177,16 @@ export function noteHandleSource(sql: SqlStorage, record: HandleRecord, sourceId
   sql.exec("UPDATE handles SET sources = ? WHERE handle_id = ?", JSON.stringify(record.sources), record.handleId);
 }
 
-/** Every handle of a profile and of the profiles merged into it, oldest first. */
+/** Every handle of a profile and of the profiles merged into it, oldest first, with their seen times as they stand. */
 export function handlesOfRoot(sql: SqlStorage, rootId: string): HandleRecord[] {
-  return sql
+  const records = sql
     .exec<HandleRow>(
       "SELECT h.* FROM handles h JOIN profiles p ON p.profile_id = h.profile_id WHERE p.root_id = ? ORDER BY h.handle_id",
       rootId,
     )
     .toArray()
     .map(record);
+  return withSightings(sql, records);
 }
 
 /** The ids of a root's handles that one of `sourceIds` wrote (a JSON array: SQLite binds at most 100 values). */

@@ -108,6 +108,7 @@ export class Resolution {
     touchHandles(
       this.sql,
       widened.map(([record, seen]) => ({ handleId: record.handleId, ...seen })),
+      this.now,
     );
     this.#seen.clear();
     this.#handles.clear();

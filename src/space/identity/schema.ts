@@ -45,6 +45,18 @@ export const handles = sqliteTable(
   ],
 );
 
+/**
+ * Seen times that batches widened since the last fold into `handles` (min and max are all a fold
+ * needs, so rows only append): a batch writes a few pages at the table's end instead of a row of
+ * `handles` at a random place per handle it met. Owned by `handle-store.ts`.
+ */
+export const handleSightings = sqliteTable("handle_sightings", {
+  seq: integer("seq").primaryKey(),
+  handleId: text("handle_id").notNull(),
+  firstSeen: integer("first_seen").notNull(),
+  lastSeen: integer("last_seen").notNull(),
+});
+
 /** Objects (`order` `o-1`) and the profile they were first seen with, to resolve events about an object alone. Owned by `objects.ts`. */
 export const objectOwners = sqliteTable(
   "object_owners",

@@ -1,6 +1,6 @@
 import type { SpaceConfigValues } from "../../contract/config";
 import { uuidv7 } from "../../ids";
-import { deleteTimers, setTimerOnce, setTimers, type Timer } from "../timers";
+import { deleteTimers, foldInboxesWithin, setTimers, type Timer } from "../timers";
 
 /** Inactivity windows by channel (DESIGN 3.6), in seconds; a task's is `task`. */
 export const DEFAULT_SESSION_WINDOWS_S: Record<string, number> = {
@@ -18,9 +18,6 @@ const FALLBACK_WINDOW = "app";
 
 /** System events that close their session at once. */
 const ENDINGS = new Set(["conversation.ended", "task.ended"]);
-
-/** How long the session inbox may wait before it is folded into `sessions`, when no reader folds it first. */
-export const SESSION_FOLD_MS = 1_000;
 
 export interface SessionRecord {
   sessionId: string;
@@ -491,14 +488,14 @@ export function sessionsById(sql: SqlStorage, sessionIds: readonly string[]): Ma
   return new Map(overlay(folded, pending).map((row) => [row.session_id, record(row)]));
 }
 
-/** Writes sessions' new states to the inbox, to be folded within `SESSION_FOLD_MS`. */
+/** Writes sessions' new states to the inbox, to be folded within `INBOX_FOLD_MS`. */
 function appendSessions(sql: SqlStorage, sessions: readonly SessionRecord[], now: number): void {
   if (sessions.length === 0) return;
   sql.exec(
     `INSERT INTO session_inbox (${SESSION_COLUMNS}) SELECT ${SESSION_COLUMN_VALUES} FROM json_each(?) s`,
     JSON.stringify(sessions.map(columns)),
   );
-  setTimerOnce(sql, { kind: "sessions.fold", key: "", dueAt: now + SESSION_FOLD_MS, payload: null });
+  foldInboxesWithin(sql, now);
 }
 
 /**

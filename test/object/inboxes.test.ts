@@ -1,5 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { findHandle, foldSightings, handlesOfRoot } from "../../src/space/identity/handle-store";
+import { normalizeHandle } from "../../src/space/identity/handles";
+import { rootOf } from "../../src/space/identity/profiles";
 import { ingestBatch } from "../../src/space/intake";
 import { closeSessions, foldSessions, openSessionsOf, type SessionRecord, sessionsById } from "../../src/space/memory/sessions";
 import { phone } from "../support/identity";
@@ -7,10 +10,10 @@ import { TRACK_CALLER as caller, withIntake } from "../support/intake";
 import { message } from "../support/seed";
 
 /**
- * The session inbox (`foldSessions`): batches append sessions' states, folded later. Sessions
- * read through the inbox are the sessions folded, and where folds fall between batches changes
- * nothing: the same batches folded after each one (as sessions were written before the inbox)
- * give the same sessions.
+ * The inboxes batches append to instead of writing in place, folded later: sessions
+ * (`foldSessions`) and handles' seen times (`foldSightings`). What is read through an inbox is
+ * what is folded, and where folds fall between batches changes nothing: the same batches folded
+ * after each one (as they were written before the inboxes) give the same sessions.
  */
 
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
@@ -121,5 +124,49 @@ describe("the session inbox", () => {
     expect(open).toHaveLength(1);
     expect(closedNow.map((s) => [s.status, s.closedBy])).toEqual([["closed", "inactivity"]]);
     expect(folded).toMatchObject({ status: "closed", closedBy: "inactivity", closedAt: NOW - 5 * MINUTE + 20 * MINUTE });
+  });
+});
+
+describe("handle sightings", () => {
+  it("give the seen times of every event, folded or not, wherever folds fall", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ handle: fc.integer({ min: 0, max: 2 }), minute: fc.integer({ min: 1, max: 600 }) }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+        async (events, folds) => {
+          const handles = [0, 1, 2].map((n) => phone(`+1555555071${n}`));
+          await withIntake((intake, sql) => {
+            events.forEach(({ handle, minute }, index) => {
+              const items = [
+                message({ idempotency_key: `s-${index}`, handles: [handles[handle]], occurred_at: iso(NOW - minute * MINUTE) }),
+              ];
+              ingestBatch(intake, caller, { items }, NOW, CONFIG);
+              if (folds[index]) foldSightings(sql);
+            });
+            const seenTimes = () =>
+              handles.flatMap((handle, n) => {
+                const normalized = normalizeHandle(handle);
+                const stored = normalized.ok ? findHandle(sql, normalized.handle) : null;
+                if (!stored) return [];
+                const root = rootOf(sql, stored.profileId)?.profileId ?? stored.profileId;
+                const record = handlesOfRoot(sql, root).find((h) => h.handleId === stored.handleId);
+                return [[n, record?.firstSeen, record?.lastSeen]];
+              });
+            const expected = handles.flatMap((_, n) => {
+              const times = events.filter((event) => event.handle === n).map((event) => NOW - event.minute * MINUTE);
+              return times.length === 0 ? [] : [[n, Math.min(...times), Math.max(...times)]];
+            });
+            expect(seenTimes()).toEqual(expected);
+            foldSightings(sql);
+            expect(sql.exec("SELECT 1 FROM handle_sightings").toArray()).toEqual([]);
+            expect(seenTimes()).toEqual(expected);
+          });
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 });
