@@ -11,7 +11,7 @@ import { applyIdentity } from "./identity/intake";
 import { Resolution } from "./identity/resolution";
 import { requestSuggestions } from "./identity/suggestion-job";
 import { checkItem } from "./item-checks";
-import { measureBatch } from "./measurement/context-use";
+import { isAgentTurn, measureBatch } from "./measurement/context-use";
 import { type LiveChanges, MemoryIntake } from "./memory/intake";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
@@ -117,7 +117,14 @@ export function ingestBatch(
     resolution.finish();
     live = memory.finish();
     indexNewItems(intake.sql);
-    measureBatch(intake.sql, accepted, now);
+    const turns = caller.test
+      ? []
+      : resolved.flatMap(({ item, profileId, occurredAt }) =>
+          profileId !== null && item.type === "event" && isAgentTurn(item)
+            ? [{ sourceId: caller.sourceId, occurredAt, profileId, stamp: item.context_stamp ?? null }]
+            : [],
+        );
+    measureBatch(intake.sql, turns, accepted, now);
     if (accepted > 0) requestSuggestions(intake.sql, now);
   });
   errors.sort((a, b) => a.index - b.index);

@@ -47,36 +47,56 @@ type TurnRow = {
   superseded_at: number | null;
 };
 
+/** An agent turn a batch stored: who wrote it, when, about whom, and its `context_stamp`. */
+export interface AgentTurn {
+  sourceId: string;
+  occurredAt: number;
+  profileId: string;
+  stamp: { etag: string; injected_at: string } | null;
+}
+
 /**
  * The intake hook, inside the batch's transaction once its items are written: counts the batch's
  * agent turns, then marks superseded the served contexts of every profile it wrote to. The turns
  * are judged before their own batch supersedes anything: an agent reply sent in one batch with
  * the customer message it answers had that message in front of it, not in the service, so it
- * cannot have read a context holding it. Items of `test` keys are not counted (like coverage and
- * insights) but do supersede: they are in the context.
+ * cannot have read a context holding it. Items of `test` keys are not turns (like coverage and
+ * insights: the caller leaves them out) but do supersede: they are in the context.
  *
  * `stored` is how many items the batch wrote: they are the last rows of `items` by `seq`
  * (arrival order; an object runs one batch at a time and `seq` only grows).
  */
-export function measureBatch(sql: SqlStorage, stored: number, now: number): void {
+export function measureBatch(sql: SqlStorage, turns: readonly AgentTurn[], stored: number, now: number): void {
   if (stored === 0) return;
-  countAgentTurns(sql, stored);
+  countAgentTurns(sql, turns);
   supersedeServedContexts(sql, stored, now);
 }
 
-function countAgentTurns(sql: SqlStorage, stored: number): void {
+/** Whether an item is an agent turn (a message by an AI or human agent). */
+export const isAgentTurn = (item: { type: string; kind?: string; speaker?: { role: string } }) =>
+  item.type === "event" && item.kind === "message" && (item.speaker?.role === "ai_agent" || item.speaker?.role === "human_agent");
+
+function countAgentTurns(sql: SqlStorage, turns: readonly AgentTurn[]): void {
+  if (turns.length === 0) return;
+  // The turns come from the batch as parsed, not from the stored bodies: no JSON read back.
   const rows = sql
     .exec<TurnRow>(
-      `SELECT turn.source_id, turn.occurred_at, author.root_id AS root, turn.etag, turn.injected_at,
+      `SELECT turn.value ->> 0 AS source_id, turn.value ->> 1 AS occurred_at, author.root_id AS root,
+              turn.value ->> 3 AS etag, turn.value ->> 4 AS injected_at,
               owner.root_id AS served_root, served.superseded_at
-       FROM (SELECT source_id, occurred_at, profile_id,
-                    body ->> '$.context_stamp.etag' AS etag, body ->> '$.context_stamp.injected_at' AS injected_at
-             FROM (SELECT source_id, occurred_at, profile_id, kind, test, body FROM items ORDER BY seq DESC LIMIT ?)
-             WHERE kind = 'message' AND test = 0 AND body ->> '$.speaker.role' IN ('ai_agent', 'human_agent')) turn
-       JOIN profiles author ON author.profile_id = turn.profile_id
-       LEFT JOIN served_contexts served ON served.etag = turn.etag
+       FROM json_each(?) turn
+       JOIN profiles author ON author.profile_id = turn.value ->> 2
+       LEFT JOIN served_contexts served ON served.etag = turn.value ->> 3
        LEFT JOIN profiles owner ON owner.profile_id = served.profile_id`,
-      stored,
+      JSON.stringify(
+        turns.map((turn) => [
+          turn.sourceId,
+          turn.occurredAt,
+          turn.profileId,
+          turn.stamp?.etag ?? null,
+          turn.stamp?.injected_at ?? null,
+        ]),
+      ),
     )
     .toArray();
   if (rows.length === 0) return;
