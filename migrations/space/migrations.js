@@ -13,6 +13,7 @@ import m0011 from "./0011_conversation_first_keys.sql";
 import m0012 from "./0012_compile_inbox.sql";
 import m0013 from "./0013_session_inbox.sql";
 import m0014 from "./0014_handle_sightings.sql";
+import m0015 from "./0015_session_events.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -33,5 +34,6 @@ export default {
     m0012,
     m0013,
     m0014,
+    m0015,
   },
 };

@@ -13,6 +13,7 @@ import { requestSuggestions } from "./identity/suggestion-job";
 import { checkItem } from "./item-checks";
 import { isAgentTurn, measureBatch } from "./measurement/context-use";
 import { type LiveChanges, MemoryIntake } from "./memory/intake";
+import { placeEvents } from "./memory/session-events";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
 import { indexNewItems } from "./search/writes";
@@ -114,6 +115,7 @@ export function ingestBatch(
     });
     accepted = rows.length;
     insertItems(intake, rows);
+    placeEvents(intake.sql, rows.length, now);
     resolution.finish();
     live = memory.finish();
     indexNewItems(intake.sql);

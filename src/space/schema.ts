@@ -39,9 +39,9 @@ export const items = sqliteTable(
   (table) => [
     uniqueIndex("items_idempotency_key").on(table.idempotencyKey),
     uniqueIndex("items_item_id").on(table.itemId),
-    // No index by `occurred_at` alone: memory reads events by session, and every index here
-    // costs a page written per event in each batch's commit.
-    index("items_session").on(table.sessionId, table.occurredAt, table.seq),
+    // No index by `occurred_at` alone, nor by session: memory reads events by session through
+    // `session_events` (memory/schema.ts), and every index here costs a page written per event in
+    // each batch's commit.
   ],
 );
 

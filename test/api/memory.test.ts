@@ -439,6 +439,7 @@ describe("durability: a restart between a batch and its compile", () => {
     // Its session is still in the session inbox, not folded: live after the restart reads through it.
     expect(await query(space, "SELECT session_id FROM session_inbox")).toHaveLength(1);
     expect(await query(space, "SELECT session_id FROM sessions")).toHaveLength(0);
+    expect(await query(space, "SELECT seq FROM item_placements")).toHaveLength(1);
 
     await restartSpaceObject(space);
     await later(space, 1_000);

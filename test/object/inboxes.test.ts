@@ -1,9 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import migration from "../../migrations/space/0015_session_events.sql";
 import { findHandle, foldSightings, handlesOfRoot } from "../../src/space/identity/handle-store";
 import { normalizeHandle } from "../../src/space/identity/handles";
 import { rootOf } from "../../src/space/identity/profiles";
 import { ingestBatch } from "../../src/space/intake";
+import { foldPlacements, latestSessionEvents, sessionEvents } from "../../src/space/memory/session-events";
 import { closeSessions, foldSessions, openSessionsOf, type SessionRecord, sessionsById } from "../../src/space/memory/sessions";
 import { phone } from "../support/identity";
 import { TRACK_CALLER as caller, withIntake } from "../support/intake";
@@ -11,7 +13,7 @@ import { message } from "../support/seed";
 
 /**
  * The inboxes batches append to instead of writing in place, folded later: sessions
- * (`foldSessions`) and handles' seen times (`foldSightings`). What is read through an inbox is
+ * (`foldSessions`), handles' seen times (`foldSightings`) and where events went (`foldPlacements`). What is read through an inbox is
  * what is folded, and where folds fall between batches changes nothing: the same batches folded
  * after each one (as they were written before the inboxes) give the same sessions.
  */
@@ -80,10 +82,22 @@ describe("the session inbox", () => {
             batches.forEach((items, index) => {
               ingestBatch(intake, caller, { items }, NOW, CONFIG);
               if (folds[index]) foldSessions(sql);
+              if (folds[(index + 7) % folds.length]) foldPlacements(sql);
             });
             const ids = [...sql.exec<{ session_id: string }>(ALL_IDS)].map((row) => row.session_id);
             const throughInbox = comparable(sessionsById(sql, ids).values());
+            const eventsThroughInbox = ids.map((id) => [sessionEvents(sql, id), latestSessionEvents(sql, id, 3)]);
             foldSessions(sql);
+            foldPlacements(sql);
+            expect(sql.exec("SELECT 1 FROM item_placements").toArray()).toEqual([]);
+            expect(ids.map((id) => [sessionEvents(sql, id), latestSessionEvents(sql, id, 3)])).toEqual(eventsThroughInbox);
+            // Every event is in one session, once.
+            const placed = ids.flatMap((id) => sessionEvents(sql, id).map((event) => event.itemId));
+            expect(placed.sort()).toEqual(
+              [...sql.exec<{ item_id: string }>("SELECT item_id FROM items WHERE type = 'event'")]
+                .map((row) => row.item_id)
+                .sort(),
+            );
             expect(sql.exec("SELECT 1 FROM session_inbox").toArray()).toEqual([]);
             const folded = comparable(sessionsById(sql, tableOf(sql)).values());
             expect(throughInbox).toEqual(folded);
@@ -168,5 +182,27 @@ describe("handle sightings", () => {
       ),
       { numRuns: 30 },
     );
+  });
+});
+
+describe("session events (migration 0015)", () => {
+  it("moves what items_session indexed into session_events: every event of a session, none of an ending", async () => {
+    const { before, after } = await withIntake((intake, sql) => {
+      const items = [
+        itemOf({ minute: 9, conversation: "c1", ends: false }, 0),
+        itemOf({ minute: 8, conversation: "c1", ends: false }, 1),
+        itemOf({ minute: 7, conversation: "c1", ends: true }, 2),
+      ];
+      ingestBatch(intake, caller, { items }, NOW, CONFIG);
+      foldPlacements(sql);
+      const read = () => [...sql.exec("SELECT * FROM session_events ORDER BY session_id, occurred_at, seq")];
+      const before = read();
+      sql.exec("DELETE FROM session_events");
+      const copy = migration.split("--> statement-breakpoint").find((statement) => statement.includes("INSERT"));
+      sql.exec(copy ?? "");
+      return { before, after: read() };
+    });
+    expect(before).toHaveLength(2);
+    expect(after).toEqual(before);
   });
 });

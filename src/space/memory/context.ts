@@ -9,6 +9,7 @@ import { recordServedContext } from "../measurement/served-contexts";
 import { compiledMemory, hurryCompile } from "./compiler";
 import { type HotTier, LIVE_LIMIT } from "./hot-tier";
 import { type LiveEntry, liveItemOf } from "./live";
+import { latestSessionEvents } from "./session-events";
 import { openSessionsOf } from "./sessions";
 import { fingerprint } from "./stable-id";
 
@@ -94,15 +95,7 @@ function aboutOf(sql: SqlStorage, personRoot: string, about: NonNullable<Context
 export function loadLive(sql: SqlStorage, profileId: string): LiveEntry[] {
   const entries: LiveEntry[] = [];
   for (const session of openSessionsOf(sql, [profileId])) {
-    const rows = sql
-      .exec<{ item_id: string; seq: number; occurred_at: number; source_id: string; body: string }>(
-        `SELECT item_id, seq, occurred_at, source_id, body FROM items WHERE session_id = ? AND type = 'event'
-         ORDER BY occurred_at DESC, seq DESC LIMIT ?`,
-        session.sessionId,
-        LIVE_LIMIT,
-      )
-      .toArray();
-    for (const row of rows) {
+    for (const row of latestSessionEvents(sql, session.sessionId, LIVE_LIMIT)) {
       entries.push({
         sessionId: session.sessionId,
         profileId,

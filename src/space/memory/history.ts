@@ -11,7 +11,7 @@ import { correctionsOf } from "./corrections";
 import { compileSession, type Derivation, type EpisodeBody } from "./derivation";
 import { derivationById, derivationsAbout } from "./derivations";
 import { type MemoryEntry, objectEntries, type PromiseView } from "./memory-view";
-import { sessionEvents } from "./session-events";
+import { latestSessionEvents, sessionEvents } from "./session-events";
 import { findSession, foldSessions, type SessionRecord } from "./sessions";
 
 /** The latest events of an item its `timeline` shows (a history item is not paged; the timeline route is). */
@@ -154,15 +154,7 @@ function episodeItem(
       if (entry.kind === "promise") promises.set(entry.view.promise_id, entry.view);
     }
   }
-  const rows = sql
-    .exec<EventRow>(
-      `SELECT item_id, seq, occurred_at, body FROM items WHERE session_id = ? AND type = 'event'
-       ORDER BY occurred_at DESC, seq DESC LIMIT ?`,
-      session.sessionId,
-      HISTORY_TIMELINE_LIMIT,
-    )
-    .toArray()
-    .reverse();
+  const rows = latestSessionEvents(sql, session.sessionId, HISTORY_TIMELINE_LIMIT).reverse();
   return {
     id: session.sessionId,
     kind: "episode",

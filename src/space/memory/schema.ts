@@ -59,6 +59,32 @@ export const sessionInbox = sqliteTable("session_inbox", {
   handoffAt: integer("handoff_at"),
 });
 
+/**
+ * The events of each session in memory order (`occurred_at`, then arrival `seq`): what
+ * `items_session` indexed, as a table keyed by it (`WITHOUT ROWID`, migration 0015, raw SQL:
+ * drizzle cannot declare it), written by folds of `item_placements`. Owned by `session-events.ts`.
+ */
+export const sessionEventIndex = sqliteTable(
+  "session_events",
+  {
+    sessionId: text("session_id").notNull(),
+    occurredAt: integer("occurred_at").notNull(),
+    seq: integer("seq").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.sessionId, table.occurredAt, table.seq] })],
+);
+
+/**
+ * The events batches placed in sessions since the last fold into `session_events`, by `seq`: a
+ * batch writes a few pages at the table's end instead of an entry at a random place per event
+ * (its sessions are hundreds of random ones). Owned by `session-events.ts`.
+ */
+export const itemPlacements = sqliteTable("item_placements", {
+  seq: integer("seq").primaryKey(),
+  sessionId: text("session_id").notNull(),
+  occurredAt: integer("occurred_at").notNull(),
+});
+
 /** `conversation_aliases`: further ids of one conversation, each pointing at the first id seen. Owned by `sessions.ts`. */
 export const conversationAliases = sqliteTable("conversation_aliases", {
   alias: text("alias").primaryKey(),

@@ -6,6 +6,7 @@ import { findHandle } from "../identity/handle-store";
 import { type HandleInput, normalizeHandle } from "../identity/handles";
 import { profileView, type Viewer } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
+import { foldPlacements } from "./session-events";
 import { foldSessions } from "./sessions";
 
 /** What a page asks for: times in ms, `to` exclusive; the cursor as sent, and where it was sent (for `detail`). */
@@ -52,12 +53,14 @@ export function timelineOfHandle(sql: SqlStorage, handle: HandleInput, request: 
  * `items` has no index by profile (it would cost ingest): every event belongs to a session of
  * its profile, and a session holds no event after its `last_at` nor before its `started_at`.
  * So the members' sessions are walked by `last_at` descending, each giving its own newest
- * events below the cursor (`items_session`), merged, until the page is full and the next
+ * events below the cursor (`session_events`), merged, until the page is full and the next
  * session's `last_at` is below the page's oldest event: a page reads about as many sessions
  * as it shows, whatever the size of the profile.
  */
 export function timelineOf(sql: SqlStorage, profileId: string, request: TimelineRequest): TimelinePage {
+  // The walk reads sessions and their events in index order: what batches appended is folded first.
   foldSessions(sql);
+  foldPlacements(sql);
   const root = rootOf(sql, profileId);
   if (!root) throw new Problem("not_found", "no such profile");
   // A vendor person sees only a profile its sources wrote a handle of (as the profile read).
@@ -111,9 +114,10 @@ function newestKeys(sql: SqlStorage, members: readonly string[], upper: Key, fro
     const rows = sql
       .exec<{ seq: number; occurred_at: number }>(
         `SELECT i.seq, i.occurred_at FROM json_each(?1) s CROSS JOIN items i WHERE i.seq IN (
-           SELECT seq FROM items WHERE session_id = s.value AND (occurred_at, seq) < (?2, ?3) AND occurred_at >= ?4
-             AND type = 'event' AND (?5 IS NULL OR channel IN (SELECT value FROM json_each(?5)))
-           ORDER BY occurred_at DESC, seq DESC LIMIT ?6)`,
+           SELECT e.seq FROM session_events e CROSS JOIN items x ON x.seq = e.seq
+           WHERE e.session_id = s.value AND (e.occurred_at, e.seq) < (?2, ?3) AND e.occurred_at >= ?4
+             AND (?5 IS NULL OR x.channel IN (SELECT value FROM json_each(?5)))
+           ORDER BY e.occurred_at DESC, e.seq DESC LIMIT ?6)`,
         JSON.stringify(batch),
         upper.at,
         upper.seq,

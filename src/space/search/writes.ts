@@ -1,4 +1,5 @@
 import type { Derivation } from "../memory/derivation";
+import { sessionSources } from "../memory/session-events";
 import type { SessionRecord } from "../memory/sessions";
 import { idToken } from "./tokens";
 
@@ -52,10 +53,8 @@ export function indexSession(
     sql.exec("DELETE FROM search_index WHERE rowid IN (SELECT value FROM json_each(?))", JSON.stringify(stale));
   }
   const conversationId = session.kind === "conversation" ? session.conversationId : null;
-  const sources = sql
-    .exec<{ source_id: string }>("SELECT DISTINCT source_id FROM items WHERE session_id = ?", session.sessionId)
-    .toArray();
-  const episodeSource = sources.length === 1 && sources[0] ? idToken(sources[0].source_id) : MIXED_SOURCES;
+  const sources = sessionSources(sql, session.sessionId);
+  const episodeSource = sources.length === 1 && sources[0] ? idToken(sources[0]) : MIXED_SOURCES;
   const rows: (string | number | null)[][] = [];
   if (episodeText.trim() !== "") {
     rows.push([episodeText, episodeSource, "episode", session.sessionId, session.closedAt ?? session.lastAt]);
