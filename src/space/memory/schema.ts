@@ -8,43 +8,8 @@ import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlit
  * memory time (`occurred_at`); `conversation_id` is the conversation's first id seen, or the task's id. Closed on time by a `session.close` timer or at once by
  * `conversation.ended` / `task.ended`. Owned by `sessions.ts`.
  */
-export const sessions = sqliteTable(
-  "sessions",
-  {
-    sessionId: text("session_id").primaryKey(),
-    conversationKey: text("conversation_key").notNull(),
-    kind: text("kind").notNull(),
-    channel: text("channel"),
-    conversationId: text("conversation_id"),
-    profileId: text("profile_id").notNull(),
-    startedAt: integer("started_at").notNull(),
-    lastAt: integer("last_at").notNull(),
-    status: text("status").notNull(),
-    closedAt: integer("closed_at"),
-    closedBy: text("closed_by"),
-    handoffAt: integer("handoff_at"),
-  },
-  (table) => [
-    // Also every profile's sessions of one conversation (its end and latest sessions): the key
-    // begins with the conversation's id.
-    index("sessions_conversation").on(table.conversationKey, table.startedAt),
-    // Only open sessions: a small index that a session leaves when it closes, instead of one
-    // entry per session ever kept in order of profile.
-    index("sessions_open").on(table.profileId).where(sql`status = 'open'`),
-    // The timeline walks a profile's sessions newest first: a session holds no event after its `last_at`
-    // nor before its `started_at`, both read from the index.
-    index("sessions_profile_last").on(table.profileId, table.lastAt, table.startedAt),
-  ],
-);
-
-/**
- * What batches did to sessions since the last fold into `sessions`: each touched session's whole
- * state, appended in arrival order (the latest row of a session wins). A batch writes a few pages
- * at the table's end, not a row and three index entries at random places of `sessions` per
- * session. Owned by `sessions.ts`, which reads through it and folds it (`foldSessions`).
- */
-export const sessionInbox = sqliteTable("session_inbox", {
-  seq: integer("seq").primaryKey(),
+/** A session's state: the columns of `sessions`, and of each row of `session_inbox`. */
+const sessionState = () => ({
   sessionId: text("session_id").notNull(),
   conversationKey: text("conversation_key").notNull(),
   kind: text("kind").notNull(),
@@ -58,6 +23,26 @@ export const sessionInbox = sqliteTable("session_inbox", {
   closedBy: text("closed_by"),
   handoffAt: integer("handoff_at"),
 });
+
+export const sessions = sqliteTable("sessions", { ...sessionState(), sessionId: text("session_id").primaryKey() }, (table) => [
+  // Also every profile's sessions of one conversation (its end and latest sessions): the key
+  // begins with the conversation's id.
+  index("sessions_conversation").on(table.conversationKey, table.startedAt),
+  // Only open sessions: a small index that a session leaves when it closes, instead of one
+  // entry per session ever kept in order of profile.
+  index("sessions_open").on(table.profileId).where(sql`status = 'open'`),
+  // The timeline walks a profile's sessions newest first: a session holds no event after its `last_at`
+  // nor before its `started_at`, both read from the index.
+  index("sessions_profile_last").on(table.profileId, table.lastAt, table.startedAt),
+]);
+
+/**
+ * What batches did to sessions since the last fold into `sessions`: each touched session's whole
+ * state, appended in arrival order (the latest row of a session wins). A batch writes a few pages
+ * at the table's end, not a row and three index entries at random places of `sessions` per
+ * session. Owned by `sessions.ts`, which reads through it and folds it (`foldSessions`).
+ */
+export const sessionInbox = sqliteTable("session_inbox", { seq: integer("seq").primaryKey(), ...sessionState() });
 
 /**
  * The events of each session in memory order (`occurred_at`, then arrival `seq`): what
