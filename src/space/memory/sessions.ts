@@ -1,6 +1,7 @@
 import type { SpaceConfigValues } from "../../contract/config";
 import { uuidv7 } from "../../ids";
 import { deleteTimers, foldInboxesWithin, setTimers, type Timer } from "../timers";
+import { foldPlacements } from "./session-events";
 
 /** Inactivity windows by channel (DESIGN 3.6), in seconds; a task's is `task`. */
 export const DEFAULT_SESSION_WINDOWS_S: Record<string, number> = {
@@ -246,14 +247,15 @@ export class SessionPlacer {
   }
 
   /**
-   * Appends the sessions the batch changed to the inbox, in one statement. A close timer is set
+   * Appends the sessions the batch touched to the inbox, in one statement (those it placed an
+   * event in without changing them too: a session with events not folded yet is in the inbox,
+   * so a reader that finds it there is the only one that reads `item_placements`). A close timer is set
    * when a session opens and never moved: when it fires, it closes the session only if no later
    * event moved its end (`closeSessions`), so an event costs no timer write.
    */
   finish(): SessionRecord[] {
     const touched = [...this.#touched.values()];
-    const changed = touched.filter((session) => !sameState(this.#stored.get(session.sessionId), session));
-    appendSessions(this.sql, changed, this.now);
+    appendSessions(this.sql, touched, this.now);
     const created = touched.filter((session) => this.#created.has(session.sessionId));
     setTimers(
       this.sql,
@@ -444,6 +446,7 @@ export function foldSessions(sql: SqlStorage): void {
     );
   }
   sql.exec("DELETE FROM session_inbox");
+  foldPlacements(sql); // with the inbox, which names every session with events among them
 }
 
 /**
@@ -542,15 +545,18 @@ const conversationRange = (kind: SessionRecord["kind"], id: string): [string, st
 /** `?1`, `?2`: a `conversationRange`; `?3` the id (the range also holds ids that begin with it and a colon). */
 const IN_CONVERSATION = "conversation_key >= ?1 AND conversation_key < ?2 AND conversation_id = ?3";
 
-/** The open sessions of some profiles (a root and its members), oldest first. */
-export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): SessionRecord[] {
+/**
+ * The open sessions of some profiles (a root and its members), oldest first; `pending` when the
+ * inbox holds it (only then may it have events not folded into `session_events`).
+ */
+export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): (SessionRecord & { pending: boolean })[] {
   const pending = pendingSessions(sql, "profile_id", profileIds);
   const folded = sql.exec<SessionRow>(
     "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.profile_id = j.value AND s.status = 'open'",
     JSON.stringify(profileIds),
   );
   return overlay(folded, pending)
-    .map(record)
+    .map((row) => ({ ...record(row), pending: pending.has(row.session_id) }))
     .filter((session) => session.status === "open")
     .sort((a, b) => a.startedAt - b.startedAt);
 }
