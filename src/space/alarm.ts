@@ -3,6 +3,7 @@ import { foldSightings } from "./identity/handle-store";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
 import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
+import { foldPlacements } from "./memory/session-events";
 import { closeSessions, foldSessions } from "./memory/sessions";
 import { setTimer, type Timer, takeDueTimers } from "./timers";
 
@@ -57,6 +58,7 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
     case "inbox.fold":
       foldSessions(sql);
       foldSightings(sql);
+      foldPlacements(sql);
       break;
     case "memory.compile":
       if (mayCompile(jobRunning)) compileSlice(sql, now, stopwatch);

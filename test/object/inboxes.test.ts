@@ -87,16 +87,6 @@ describe("the session inbox", () => {
             const ids = [...sql.exec<{ session_id: string }>(ALL_IDS)].map((row) => row.session_id);
             const throughInbox = comparable(sessionsById(sql, ids).values());
             const eventsThroughInbox = ids.map((id) => [sessionEvents(sql, id), latestSessionEvents(sql, id, 3)]);
-            // A session with events not folded is in the session inbox: one that is not reads `session_events` alone.
-            const inInbox = new Set(
-              [...sql.exec<{ session_id: string }>("SELECT session_id FROM session_inbox")].map((r) => r.session_id),
-            );
-            for (const row of sql.exec<{ session_id: string }>("SELECT session_id FROM item_placements")) {
-              expect(inInbox.has(row.session_id)).toBe(true);
-            }
-            for (const id of ids.filter((id) => !inInbox.has(id))) {
-              expect(latestSessionEvents(sql, id, 3, false)).toEqual(latestSessionEvents(sql, id, 3));
-            }
             foldSessions(sql);
             foldPlacements(sql);
             expect(sql.exec("SELECT 1 FROM item_placements").toArray()).toEqual([]);
@@ -125,25 +115,6 @@ describe("the session inbox", () => {
       ),
       { numRuns: 40 },
     );
-  });
-
-  it("names in the inbox a session a batch placed an event in without changing it", async () => {
-    const { pending, latest } = await withIntake((intake, sql) => {
-      const say = (minute: number, index: number) => itemOf({ minute, conversation: "c1", ends: false }, index);
-      ingestBatch(intake, caller, { items: [say(15, 0), say(5, 1)] }, NOW, CONFIG);
-      foldSessions(sql);
-      ingestBatch(intake, caller, { items: [say(10, 2)] }, NOW, CONFIG); // inside the open session's times
-      const [session] = openSessionsOf(
-        sql,
-        [...sql.exec<{ profile_id: string }>("SELECT profile_id FROM profiles")].map((r) => r.profile_id),
-      );
-      return {
-        pending: session?.pending,
-        latest: session ? latestSessionEvents(sql, session.sessionId, 5, session.pending) : [],
-      };
-    });
-    expect(pending).toBe(true);
-    expect(latest.map((row) => row.occurred_at)).toEqual([5, 10, 15].map((minute) => NOW - minute * MINUTE));
   });
 
   it("closes an open session through the inbox, which the fold then writes", async () => {

@@ -95,7 +95,7 @@ function aboutOf(sql: SqlStorage, personRoot: string, about: NonNullable<Context
 export function loadLive(sql: SqlStorage, profileId: string): LiveEntry[] {
   const entries: LiveEntry[] = [];
   for (const session of openSessionsOf(sql, [profileId])) {
-    for (const row of latestSessionEvents(sql, session.sessionId, LIVE_LIMIT, session.pending)) {
+    for (const row of latestSessionEvents(sql, session.sessionId, LIVE_LIMIT)) {
       entries.push({
         sessionId: session.sessionId,
         profileId,

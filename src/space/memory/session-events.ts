@@ -33,21 +33,8 @@ export function sessionEvents(sql: SqlStorage, sessionId: string): MemoryEvent[]
     .map(eventOf);
 }
 
-/**
- * The latest `limit` events of a session, newest first, as stored. A session not `pending` in the
- * session inbox has none in `item_placements`: its events are read from `session_events` alone.
- */
-export function latestSessionEvents(sql: SqlStorage, sessionId: string, limit: number, pending = true): ItemRow[] {
-  if (!pending) {
-    return sql
-      .exec<ItemRow>(
-        `SELECT i.item_id, i.seq, i.occurred_at, i.source_id, i.body FROM session_events e CROSS JOIN items i ON i.seq = e.seq
-         WHERE e.session_id = ? ORDER BY e.occurred_at DESC, e.seq DESC LIMIT ?`,
-        sessionId,
-        limit,
-      )
-      .toArray();
-  }
+/** The latest `limit` events of a session, newest first, as stored. */
+export function latestSessionEvents(sql: SqlStorage, sessionId: string, limit: number): ItemRow[] {
   return sql
     .exec<ItemRow>(
       `SELECT i.item_id, i.seq, i.occurred_at, i.source_id, i.body FROM (

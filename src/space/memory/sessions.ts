@@ -1,7 +1,6 @@
 import type { SpaceConfigValues } from "../../contract/config";
 import { uuidv7 } from "../../ids";
 import { deleteTimers, foldInboxesWithin, setTimers, type Timer } from "../timers";
-import { foldPlacements } from "./session-events";
 
 /** Inactivity windows by channel (DESIGN 3.6), in seconds; a task's is `task`. */
 export const DEFAULT_SESSION_WINDOWS_S: Record<string, number> = {
@@ -247,15 +246,14 @@ export class SessionPlacer {
   }
 
   /**
-   * Appends the sessions the batch touched to the inbox, in one statement (those it placed an
-   * event in without changing them too: a session with events not folded yet is in the inbox,
-   * so a reader that finds it there is the only one that reads `item_placements`). A close timer is set
+   * Appends the sessions the batch changed to the inbox, in one statement. A close timer is set
    * when a session opens and never moved: when it fires, it closes the session only if no later
    * event moved its end (`closeSessions`), so an event costs no timer write.
    */
   finish(): SessionRecord[] {
     const touched = [...this.#touched.values()];
-    appendSessions(this.sql, touched, this.now);
+    const changed = touched.filter((session) => !sameState(this.#stored.get(session.sessionId), session));
+    appendSessions(this.sql, changed, this.now);
     const created = touched.filter((session) => this.#created.has(session.sessionId));
     setTimers(
       this.sql,
@@ -446,7 +444,6 @@ export function foldSessions(sql: SqlStorage): void {
     );
   }
   sql.exec("DELETE FROM session_inbox");
-  foldPlacements(sql); // with the inbox, which names every session with events among them
 }
 
 /**
@@ -545,18 +542,15 @@ const conversationRange = (kind: SessionRecord["kind"], id: string): [string, st
 /** `?1`, `?2`: a `conversationRange`; `?3` the id (the range also holds ids that begin with it and a colon). */
 const IN_CONVERSATION = "conversation_key >= ?1 AND conversation_key < ?2 AND conversation_id = ?3";
 
-/**
- * The open sessions of some profiles (a root and its members), oldest first; `pending` when the
- * inbox holds it (only then may it have events not folded into `session_events`).
- */
-export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): (SessionRecord & { pending: boolean })[] {
+/** The open sessions of some profiles (a root and its members), oldest first. */
+export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): SessionRecord[] {
   const pending = pendingSessions(sql, "profile_id", profileIds);
   const folded = sql.exec<SessionRow>(
     "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.profile_id = j.value AND s.status = 'open'",
     JSON.stringify(profileIds),
   );
   return overlay(folded, pending)
-    .map((row) => ({ ...record(row), pending: pending.has(row.session_id) }))
+    .map(record)
     .filter((session) => session.status === "open")
     .sort((a, b) => a.startedAt - b.startedAt);
 }

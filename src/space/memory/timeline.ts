@@ -6,6 +6,7 @@ import { findHandle } from "../identity/handle-store";
 import { type HandleInput, normalizeHandle } from "../identity/handles";
 import { profileView, type Viewer } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
+import { foldPlacements } from "./session-events";
 import { foldSessions } from "./sessions";
 
 /** What a page asks for: times in ms, `to` exclusive; the cursor as sent, and where it was sent (for `detail`). */
@@ -59,6 +60,7 @@ export function timelineOfHandle(sql: SqlStorage, handle: HandleInput, request: 
 export function timelineOf(sql: SqlStorage, profileId: string, request: TimelineRequest): TimelinePage {
   // The walk reads sessions and their events in index order: what batches appended is folded first.
   foldSessions(sql);
+  foldPlacements(sql);
   const root = rootOf(sql, profileId);
   if (!root) throw new Problem("not_found", "no such profile");
   // A vendor person sees only a profile its sources wrote a handle of (as the profile read).
