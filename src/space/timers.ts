@@ -79,10 +79,13 @@ export function nextDueAt(sql: SqlStorage): number | null {
   return sql.exec<{ due_at: number | null }>("SELECT min(due_at) AS due_at FROM timers").one().due_at ?? null;
 }
 
-/** How long an inbox (sessions, handle sightings) may wait before it is folded, when no reader folds it first. */
+/**
+ * How long what batches append instead of writing in place (the session inbox, event placements,
+ * handle sightings) may wait before it is folded, when no reader folds it first.
+ */
 export const INBOX_FOLD_MS = 1_000;
 
-/** Has the inboxes folded within `INBOX_FOLD_MS` of `now`, unless a fold is already due. */
+/** Has everything appended folded within `INBOX_FOLD_MS` of `now`, unless a fold is already due. */
 export function foldInboxesWithin(sql: SqlStorage, now: number): void {
   setTimerOnce(sql, { kind: "inbox.fold", key: "", dueAt: now + INBOX_FOLD_MS, payload: null });
 }
