@@ -14,6 +14,7 @@ import m0012 from "./0012_compile_inbox.sql";
 import m0013 from "./0013_session_inbox.sql";
 import m0014 from "./0014_handle_sightings.sql";
 import m0015 from "./0015_session_events.sql";
+import m0016 from "./0016_inbox_folds.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -35,5 +36,6 @@ export default {
     m0013,
     m0014,
     m0015,
+    m0016,
   },
 };

@@ -112,3 +112,9 @@ export const replicaConfig = sqliteTable("replica_config", {
   version: integer("version").notNull(),
   values: text("values", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
 });
+
+/** Each inbox's fold generation: a reader's memory of the inbox's keys is good while it holds. Owned by `inbox-keys.ts`. */
+export const inboxFolds = sqliteTable("inbox_folds", {
+  inbox: text("inbox").primaryKey(),
+  generation: integer("generation").notNull(),
+});

@@ -42,12 +42,14 @@ describe("the compile queue: batches append to an inbox, which the compiler fold
       expect(compileQueueLength(sql)).toBe(2);
       expect(compileBacklog(sql, 3)).toBe(true); // a measure of load: s1 counts twice
       expect(compiledMemory(sql, "p1", ["p1"]).pending).toBe(5);
+      queueCompile(sql, queued([["s3", "p3", 4]]), NOW + 20); // after a read remembered the inbox's profiles
+      expect(compiledMemory(sql, "p3", ["p3"]).pending).toBe(4);
 
       compileSlice(sql, NOW + 200, ticking()); // folds, then compiles s1 only
       queueCompile(sql, queued([["s1", "p1", 1]]), NOW + 300);
       expect(compiledMemory(sql, "p1", ["p1"]).pending).toBe(1);
       expect(compiledMemory(sql, "p2", ["p2"]).pending).toBe(1);
-      expect(compileQueueLength(sql)).toBe(2);
+      expect(compileQueueLength(sql)).toBe(3);
     });
   });
 

@@ -1,10 +1,12 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { drizzle } from "drizzle-orm/durable-sqlite";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import migration from "../../migrations/space/0015_session_events.sql";
 import { findHandle, foldSightings, handlesOfRoot } from "../../src/space/identity/handle-store";
 import { normalizeHandle } from "../../src/space/identity/handles";
 import { rootOf } from "../../src/space/identity/profiles";
-import { ingestBatch } from "../../src/space/intake";
+import { ingestBatch, openIntake } from "../../src/space/intake";
 import { foldPlacements, latestSessionEvents, sessionEvents } from "../../src/space/memory/session-events";
 import { closeSessions, foldSessions, openSessionsOf, type SessionRecord, sessionsById } from "../../src/space/memory/sessions";
 import { phone } from "../support/identity";
@@ -83,6 +85,17 @@ describe("the session inbox", () => {
               ingestBatch(intake, caller, { items }, NOW, CONFIG);
               if (folds[index]) foldSessions(sql);
               if (folds[(index + 7) % folds.length]) foldPlacements(sql);
+              // `live`'s read, which skips the inbox for profiles it holds nothing of, sees what a read of all of it sees.
+              const all = [
+                ...sessionsById(
+                  sql,
+                  [...sql.exec<{ session_id: string }>(ALL_IDS)].map((row) => row.session_id),
+                ).values(),
+              ];
+              for (const profileId of new Set(all.map((session) => session.profileId))) {
+                const open = all.filter((session) => session.profileId === profileId && session.status === "open");
+                expect(comparable(openSessionsOf(sql, [profileId]))).toEqual(comparable(open));
+              }
             });
             const ids = [...sql.exec<{ session_id: string }>(ALL_IDS)].map((row) => row.session_id);
             const throughInbox = comparable(sessionsById(sql, ids).values());
@@ -159,9 +172,10 @@ describe("handle sightings", () => {
               ];
               ingestBatch(intake, caller, { items }, NOW, CONFIG);
               if (folds[index]) foldSightings(sql);
+              expect(seenTimes()).toEqual(expectedAfter(index + 1));
             });
-            const seenTimes = () =>
-              handles.flatMap((handle, n) => {
+            function seenTimes() {
+              return handles.flatMap((handle, n) => {
                 const normalized = normalizeHandle(handle);
                 const stored = normalized.ok ? findHandle(sql, normalized.handle) : null;
                 if (!stored) return [];
@@ -169,10 +183,17 @@ describe("handle sightings", () => {
                 const record = handlesOfRoot(sql, root).find((h) => h.handleId === stored.handleId);
                 return [[n, record?.firstSeen, record?.lastSeen]];
               });
-            const expected = handles.flatMap((_, n) => {
-              const times = events.filter((event) => event.handle === n).map((event) => NOW - event.minute * MINUTE);
-              return times.length === 0 ? [] : [[n, Math.min(...times), Math.max(...times)]];
-            });
+            }
+            function expectedAfter(count: number) {
+              return handles.flatMap((_, n) => {
+                const times = events
+                  .slice(0, count)
+                  .filter((event) => event.handle === n)
+                  .map((event) => NOW - event.minute * MINUTE);
+                return times.length === 0 ? [] : [[n, Math.min(...times), Math.max(...times)]];
+              });
+            }
+            const expected = expectedAfter(events.length);
             expect(seenTimes()).toEqual(expected);
             foldSightings(sql);
             expect(sql.exec("SELECT 1 FROM handle_sightings").toArray()).toEqual([]);
@@ -204,5 +225,41 @@ describe("session events (migration 0015)", () => {
     });
     expect(before).toHaveLength(2);
     expect(after).toEqual(before);
+  });
+});
+
+describe("what the object remembers of an inbox's keys", () => {
+  it("holds through a fold rolled back with its transaction, and after a restart", async () => {
+    const stub = env.SPACE.get(env.SPACE.newUniqueId());
+    const profileId = await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      const intake = openIntake(drizzle(state.storage), sql);
+      ingestBatch(intake, caller, { items: [itemOf({ minute: 5, conversation: "c1", ends: false }, 0)] }, NOW, CONFIG);
+      const [session] = sessionsById(
+        sql,
+        [...sql.exec<{ session_id: string }>(ALL_IDS)].map((r) => r.session_id),
+      ).values();
+      if (!session) throw new Error("no session");
+      expect(openSessionsOf(sql, [session.profileId])).toHaveLength(1);
+      // Inside the transaction the fold empties the inbox and the read remembers it empty; the rollback puts the row back.
+      expect(() =>
+        state.storage.transactionSync(() => {
+          foldSessions(sql);
+          expect(openSessionsOf(sql, [session.profileId])).toHaveLength(1);
+          sql.exec("DELETE FROM sessions");
+          expect(openSessionsOf(sql, [session.profileId])).toHaveLength(0);
+          throw new Error("rolled back");
+        }),
+      ).toThrow("rolled back");
+      expect(tableOf(sql)).toEqual([]);
+      expect(openSessionsOf(sql, [session.profileId])).toHaveLength(1);
+      return session.profileId;
+    });
+    await runInDurableObject(stub, (_instance, state) => state.abort("restart")).catch(() => undefined);
+    const afterRestart = await runInDurableObject(env.SPACE.get(stub.id), (_instance, state) => {
+      expect(state.storage.sql.exec("SELECT 1 FROM session_inbox").toArray()).toHaveLength(1);
+      return openSessionsOf(state.storage.sql, [profileId]).length;
+    });
+    expect(afterRestart).toBe(1);
   });
 });

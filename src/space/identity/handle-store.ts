@@ -1,5 +1,6 @@
 import type { Level } from "../../contract/common";
 import { uuidv7 } from "../../ids";
+import { InboxKeys } from "../inbox-keys";
 import { foldInboxesWithin } from "../timers";
 import type { Handle } from "./handles";
 
@@ -119,6 +120,9 @@ export function insertHandles(sql: SqlStorage, records: readonly HandleRecord[])
   );
 }
 
+/** The handles with sightings not folded yet: a view of any other handle reads `handles` alone. */
+const sightedHandles = new InboxKeys("handle_sightings", "handle_id");
+
 /**
  * Widens handles' first and last seen times to include theirs (memory time, not arrival): one
  * append to `handle_sightings`, folded into `handles` later (`foldSightings`). Records read from
@@ -135,6 +139,10 @@ export function touchHandles(
      SELECT s.value ->> 0, s.value ->> 1, s.value ->> 2 FROM json_each(?) s`,
     JSON.stringify(seen.map(({ handleId, first, last }) => [handleId, first, last])),
   );
+  sightedHandles.appended(
+    sql,
+    seen.map(({ handleId }) => handleId),
+  );
   foldInboxesWithin(sql, now);
 }
 
@@ -146,15 +154,17 @@ export function foldSightings(sql: SqlStorage): void {
      WHERE handles.handle_id = s.handle_id`,
   );
   sql.exec("DELETE FROM handle_sightings");
+  sightedHandles.folded(sql);
 }
 
 /** Records with the seen times not folded yet (the sightings have no index: they are a second of batches at most). */
 export function withSightings(sql: SqlStorage, records: HandleRecord[]): HandleRecord[] {
-  if (records.length === 0) return records;
+  const handleIds = records.map((record) => record.handleId);
+  if (!sightedHandles.mayHold(sql, handleIds)) return records;
   const rows = sql.exec<{ handle_id: string; first_seen: number; last_seen: number }>(
     `SELECT handle_id, min(first_seen) AS first_seen, max(last_seen) AS last_seen FROM handle_sightings
      WHERE handle_id IN (SELECT value FROM json_each(?)) GROUP BY handle_id`,
-    JSON.stringify(records.map((record) => record.handleId)),
+    JSON.stringify(handleIds),
   );
   const seen = new Map([...rows].map((row) => [row.handle_id, row]));
   for (const record of records) {

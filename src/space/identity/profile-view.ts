@@ -6,7 +6,7 @@ import { type HandleInput, normalizeHandle } from "./handles";
 import { linksOfRoot, linkView } from "./links";
 import { maskValue, type Visibility } from "./masking";
 import { type MergeRecord, mergesOfRoot } from "./merges";
-import { membersOf, rootOf, type SubjectKind } from "./profiles";
+import { membersOf, type ProfileRecord, rootOf, type SubjectKind } from "./profiles";
 
 /** Who reads: how much of a value they see, and for a `vendor` person the sources they may see. */
 export interface Viewer {
@@ -17,34 +17,66 @@ export interface Viewer {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Who a profile is, as a context answers it: the root that answers for it now, and the handles the viewer sees. */
+export interface ProfileIdentity {
+  profile_id: string;
+  subject_kind: SubjectKind;
+  level: Level;
+  identifiers: IdentifierObject[];
+}
+
+/**
+ * The identity of the profile that answers for `profileId` now; null when there is none, or when
+ * a `vendor` person's sources wrote none of its handles.
+ */
+export function profileIdentity(sql: SqlStorage, profileId: string, viewer: Viewer): ProfileIdentity | null {
+  return visibleProfile(sql, profileId, viewer)?.identity ?? null;
+}
+
 /**
  * A profile as `GET /v1/profiles/{id}` answers it, for the profile that answers for `profileId`
  * now; null when there is none, or when a `vendor` person's sources wrote none of its handles.
  */
 export function profileView(sql: SqlStorage, profileId: string, viewer: Viewer): Profile | null {
-  const root = rootOf(sql, profileId);
-  if (!root) return null;
-  let handles = handlesOfRoot(sql, root.profileId);
+  const visible = visibleProfile(sql, profileId, viewer);
+  if (!visible) return null;
+  const { identity, root } = visible;
   let merges = mergesOfRoot(sql, root.profileId);
   let links = linksOfRoot(sql, root.profileId);
   if (viewer.sources !== null) {
-    const visible = handlesFromSources(sql, root.profileId, viewer.sources);
     const sources = new Set(viewer.sources);
-    handles = handles.filter((handle) => visible.has(handle.handleId));
-    if (handles.length === 0) return null;
     merges = merges.filter((merge) => merge.sourceId !== null && sources.has(merge.sourceId));
     links = links.filter((link) => link.sourceId !== null && sources.has(link.sourceId));
   }
   return {
-    profile_id: root.profileId,
-    subject_kind: root.subjectKind,
-    level: highestLevel(handles),
-    identifiers: handles.map((handle) => identifierObject(handle, root.subjectKind, viewer.visibility)),
+    ...identity,
     links: links.map((link) => linkView(sql, link)),
     merges: merges.map(mergeView),
     merged_profile_ids: membersOf(sql, root.profileId).filter((id) => id !== root.profileId),
     created_at: iso(root.createdAt),
   };
+}
+
+function visibleProfile(
+  sql: SqlStorage,
+  profileId: string,
+  viewer: Viewer,
+): { identity: ProfileIdentity; root: ProfileRecord } | null {
+  const root = rootOf(sql, profileId);
+  if (!root) return null;
+  let handles = handlesOfRoot(sql, root.profileId);
+  if (viewer.sources !== null) {
+    const visible = handlesFromSources(sql, root.profileId, viewer.sources);
+    handles = handles.filter((handle) => visible.has(handle.handleId));
+    if (handles.length === 0) return null;
+  }
+  const identity = {
+    profile_id: root.profileId,
+    subject_kind: root.subjectKind,
+    level: highestLevel(handles),
+    identifiers: handles.map((handle) => identifierObject(handle, root.subjectKind, viewer.visibility)),
+  };
+  return { identity, root };
 }
 
 export function identifierObject(handle: HandleRecord, subjectKind: SubjectKind, visibility: Visibility): IdentifierObject {

@@ -3,7 +3,7 @@ import { Problem } from "../../http/problem";
 import { findHandle } from "../identity/handle-store";
 import { normalizeHandle } from "../identity/handles";
 import { linksOfRoot } from "../identity/links";
-import { profileView, type Viewer } from "../identity/profile-view";
+import { profileIdentity, type Viewer } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
 import { recordServedContext } from "../measurement/served-contexts";
 import { compiledMemory, hurryCompile } from "./compiler";
@@ -37,7 +37,7 @@ export function contextOfHandle(sql: SqlStorage, handle: ContextInput["handle"],
  * everything but `as_of`.
  */
 export function contextOf(sql: SqlStorage, profileId: string, read: ContextRead): ContextAnswer {
-  const profile = profileView(sql, profileId, read.viewer);
+  const profile = profileIdentity(sql, profileId, read.viewer);
   if (!profile) throw new Problem("not_found", "no such profile");
   const members = membersOf(sql, profile.profile_id);
   const compiled = compiledMemory(sql, profile.profile_id, members);

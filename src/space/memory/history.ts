@@ -4,7 +4,7 @@ import type { HistoryItem, HistoryOpenInput } from "../../contract/history";
 import { Problem } from "../../http/problem";
 import { findHandle } from "../identity/handle-store";
 import { normalizeHandle } from "../identity/handles";
-import { profileView, type Viewer } from "../identity/profile-view";
+import { profileIdentity, type Viewer } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
 import { COMPILER_PARTS } from "./compiler";
 import { correctionsOf } from "./corrections";
@@ -74,7 +74,7 @@ export function historyItem(sql: SqlStorage, itemId: string, read: HistoryRead):
  */
 function locate(sql: SqlStorage, id: string, viewer: Viewer): Located | null {
   const located = locateAny(sql, id);
-  if (located && viewer.sources !== null && !profileView(sql, located.rootId, viewer)) return null;
+  if (located && viewer.sources !== null && !profileIdentity(sql, located.rootId, viewer)) return null;
   return located;
 }
 

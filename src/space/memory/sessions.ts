@@ -1,5 +1,6 @@
 import type { SpaceConfigValues } from "../../contract/config";
 import { uuidv7 } from "../../ids";
+import { InboxKeys } from "../inbox-keys";
 import { deleteTimers, foldInboxesWithin, setTimers, type Timer } from "../timers";
 
 /** Inactivity windows by channel (DESIGN 3.6), in seconds; a task's is `task`. */
@@ -444,6 +445,7 @@ export function foldSessions(sql: SqlStorage): void {
     );
   }
   sql.exec("DELETE FROM session_inbox");
+  inboxProfiles.folded(sql);
 }
 
 /**
@@ -488,12 +490,19 @@ export function sessionsById(sql: SqlStorage, sessionIds: readonly string[]): Ma
   return new Map(overlay(folded, pending).map((row) => [row.session_id, record(row)]));
 }
 
+/** The profiles of the sessions in the inbox: `live` of any other profile reads `sessions` alone. */
+const inboxProfiles = new InboxKeys("session_inbox", "profile_id");
+
 /** Writes sessions' new states to the inbox, to be folded within `INBOX_FOLD_MS`. */
 function appendSessions(sql: SqlStorage, sessions: readonly SessionRecord[], now: number): void {
   if (sessions.length === 0) return;
   sql.exec(
     `INSERT INTO session_inbox (${SESSION_COLUMNS}) SELECT ${SESSION_COLUMN_VALUES} FROM json_each(?) s`,
     JSON.stringify(sessions.map(columns)),
+  );
+  inboxProfiles.appended(
+    sql,
+    sessions.map(({ profileId }) => profileId),
   );
   foldInboxesWithin(sql, now);
 }
@@ -544,7 +553,7 @@ const IN_CONVERSATION = "conversation_key >= ?1 AND conversation_key < ?2 AND co
 
 /** The open sessions of some profiles (a root and its members), oldest first. */
 export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): SessionRecord[] {
-  const pending = pendingSessions(sql, "profile_id", profileIds);
+  const pending = inboxProfiles.mayHold(sql, profileIds) ? pendingSessions(sql, "profile_id", profileIds) : new Map();
   const folded = sql.exec<SessionRow>(
     "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.profile_id = j.value AND s.status = 'open'",
     JSON.stringify(profileIds),

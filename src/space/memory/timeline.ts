@@ -4,7 +4,7 @@ import { decodeCursor, encodeCursor } from "../../http/cursor";
 import { Problem } from "../../http/problem";
 import { findHandle } from "../identity/handle-store";
 import { type HandleInput, normalizeHandle } from "../identity/handles";
-import { profileView, type Viewer } from "../identity/profile-view";
+import { profileIdentity, type Viewer } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
 import { foldPlacements } from "./session-events";
 import { foldSessions } from "./sessions";
@@ -64,7 +64,7 @@ export function timelineOf(sql: SqlStorage, profileId: string, request: Timeline
   const root = rootOf(sql, profileId);
   if (!root) throw new Problem("not_found", "no such profile");
   // A vendor person sees only a profile its sources wrote a handle of (as the profile read).
-  if (request.viewer.sources !== null && !profileView(sql, root.profileId, request.viewer)) {
+  if (request.viewer.sources !== null && !profileIdentity(sql, root.profileId, request.viewer)) {
     throw new Problem("not_found", "no such profile");
   }
   const cursor = request.cursor === undefined ? TOP : cursorKey(request.cursor, request.cursorPlace);

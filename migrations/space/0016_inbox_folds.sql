@@ -1,0 +1,4 @@
+CREATE TABLE `inbox_folds` (
+	`inbox` text PRIMARY KEY NOT NULL,
+	`generation` integer NOT NULL
+);
