@@ -1,5 +1,6 @@
 import { COMPILE_YIELD_MS } from "./compile-pacing";
 import { foldSightings } from "./identity/handle-store";
+import { writeServedContexts } from "./measurement/served-contexts";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
 import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
@@ -59,6 +60,7 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       foldSessions(sql);
       foldSightings(sql);
       foldPlacements(sql);
+      writeServedContexts(sql);
       break;
     case "memory.compile":
       if (mayCompile(jobRunning)) compileSlice(sql, now, stopwatch);

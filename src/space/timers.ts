@@ -81,7 +81,8 @@ export function nextDueAt(sql: SqlStorage): number | null {
 
 /**
  * How long what batches append instead of writing in place (the session inbox, event placements,
- * handle sightings) may wait before it is folded, when no reader folds it first.
+ * handle sightings) and the etags context reads answered may wait before they are written, when
+ * nothing writes them first.
  */
 export const INBOX_FOLD_MS = 1_000;
 

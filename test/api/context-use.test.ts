@@ -1,8 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { type ContextUseReport, ContextUseReportSchema } from "../../src/contract/measurement";
-import { createSource, email, expectProblem, type Handle, identifyItem, personToken, phone } from "../support/identity";
-import { fullContext, moveClock } from "../support/memory";
+import {
+  createSource,
+  email,
+  expectProblem,
+  type Handle,
+  identifyItem,
+  personToken,
+  phone,
+  query,
+  restartSpaceObject,
+} from "../support/identity";
+import { fullContext, later, moveClock } from "../support/memory";
 import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
 
 /**
@@ -185,6 +195,31 @@ describe("context use: agent turns counted by their context_stamp, per UTC day a
     // A batch of one new turn and one resent: only the new one counts.
     expect(await accept(space, [items[1], agent(handle, t0, null)])).toMatchObject({ accepted: 1, duplicates: 1 });
     expect((await report(space)).days).toEqual([row(dayOf(t0), space.sourceId, { current: 1, none: 2 })]);
+  });
+
+  it("writes the etags a read answered at the fold or the next batch, not in the read", async () => {
+    const space = await createSpace();
+    const t0 = await moveClock(space, 0);
+    const [alice, bob, carol] = [phone("+15555550311"), phone("+15555550312"), phone("+15555550313")];
+    await accept(space, [customer(alice, t0 - MINUTE), customer(bob, t0 - MINUTE), customer(carol, t0 - MINUTE)]);
+    await later(space, 2 * SECOND);
+    const served = () => query<{ etag: string }>(space, "SELECT etag FROM served_contexts ORDER BY etag");
+
+    const first = await fullContext(space, { handle: alice });
+    expect(await served()).toEqual([]);
+    await later(space, 2 * SECOND); // the fold
+    expect(await served()).toEqual([{ etag: first.etag }]);
+
+    // Read, then a batch at once: the batch writes the etag before it judges the stamp.
+    const second = await fullContext(space, { handle: bob });
+    await accept(space, [agent(bob, t0, { etag: second.etag, injected_at: t0 })]);
+
+    // A restart before either forgets the etag: its stamp counts as unknown.
+    const third = await fullContext(space, { handle: carol });
+    await restartSpaceObject(space);
+    await accept(space, [agent(carol, t0, { etag: third.etag, injected_at: t0 })]);
+    expect((await served()).map((row) => row.etag).sort()).toEqual([first.etag, second.etag].sort());
+    expect((await report(space)).days).toEqual([row(dayOf(t0), space.sourceId, { current: 1, unknown: 1 })]);
   });
 
   it("does not count turns written with a test key", async () => {

@@ -1,6 +1,6 @@
 import { type ContextUseQuery, type ContextUseReport, DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS } from "../../contract/measurement";
 import { Problem } from "../../http/problem";
-import { supersedeServedContexts } from "./served-contexts";
+import { supersedeServedContexts, writeServedContexts } from "./served-contexts";
 
 /**
  * Context-use measurement: whether agents had the customer's memory in the prompt when they
@@ -68,6 +68,7 @@ export interface AgentTurn {
  */
 export function measureBatch(sql: SqlStorage, turns: readonly AgentTurn[], stored: number, now: number): void {
   if (stored === 0) return;
+  writeServedContexts(sql);
   countAgentTurns(sql, turns);
   supersedeServedContexts(sql, stored, now);
 }

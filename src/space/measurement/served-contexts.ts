@@ -1,24 +1,44 @@
-/**
- * Every context etag the space answered, per root profile, and when that profile next received
- * items (`served_contexts`): what an agent's `context_stamp` is judged against. Both writes are
- * on benchmarked paths (a context read, a batch), so each is one statement.
- */
+import { foldInboxesWithin } from "../timers";
 
 /**
- * Records that `etag` was answered for `profileId` (a root) at `now`: on every context answer,
- * `unchanged` and `304` included, since the etag is still the profile's current one. An etag
- * answered again after it was marked superseded is current after all (the items since did not
- * change the context: an `identify` of handles it already had, a `verify` that raised nothing),
- * so its mark is cleared. When present and current the statement writes nothing.
+ * Every context etag the space answered, per root profile, and when that profile next received
+ * items (`served_contexts`): what an agent's `context_stamp` is judged against.
+ *
+ * A context read writes nothing: a write would hold its answer until the commit is on disk (about
+ * as long again as the rest of the read). The etags it answered wait in memory, per database, and
+ * are written by the first of: the inbox fold (within `INBOX_FOLD_MS`), the next batch or
+ * feedback (before it judges stamps or supersedes anything). A restart in between forgets them:
+ * a stamp naming one counts as `unknown`. It is measurement, never customer data.
  */
+const unwritten = new WeakMap<SqlStorage, Map<string, { profileId: string; servedAt: number }>>();
+
+/** Records that `etag` was answered for `profileId` (a root) at `now`, `unchanged` and `304` included. */
 export function recordServedContext(sql: SqlStorage, etag: string, profileId: string, now: number): void {
+  let pending = unwritten.get(sql);
+  if (!pending) {
+    pending = new Map();
+    unwritten.set(sql, pending);
+  }
+  if (pending.size === 0) foldInboxesWithin(sql, now);
+  if (!pending.has(etag)) pending.set(etag, { profileId, servedAt: now });
+}
+
+/**
+ * Writes the etags answered since the last write, in one statement. An etag answered again after
+ * it was marked superseded is current after all (the items since did not change the context: an
+ * `identify` of handles it already had, a `verify` that raised nothing), so its mark is cleared;
+ * one present and current is left as it is.
+ */
+export function writeServedContexts(sql: SqlStorage): void {
+  const pending = unwritten.get(sql);
+  if (!pending || pending.size === 0) return;
   sql.exec(
-    `INSERT INTO served_contexts (etag, profile_id, served_at, superseded_at) VALUES (?, ?, ?, NULL)
+    `INSERT INTO served_contexts (etag, profile_id, served_at, superseded_at)
+     SELECT s.value ->> 0, s.value ->> 1, s.value ->> 2, NULL FROM json_each(?) s WHERE true
      ON CONFLICT (etag) DO UPDATE SET superseded_at = NULL WHERE superseded_at IS NOT NULL`,
-    etag,
-    profileId,
-    now,
+    JSON.stringify([...pending].map(([etag, { profileId, servedAt }]) => [etag, profileId, servedAt])),
   );
+  pending.clear();
 }
 
 /**
@@ -28,6 +48,7 @@ export function recordServedContext(sql: SqlStorage, etag: string, profileId: st
  * over the index `(profile_id, superseded_at)`.
  */
 export function supersedeServedContexts(sql: SqlStorage, stored: number, now: number): void {
+  writeServedContexts(sql);
   sql.exec(
     `UPDATE served_contexts SET superseded_at = ?
      WHERE superseded_at IS NULL AND profile_id IN (
