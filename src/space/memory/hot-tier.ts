@@ -3,6 +3,9 @@ import type { LiveEntry, LiveItem } from "./live";
 /** The most items `live` holds: the latest of a profile's open sessions. */
 export const LIVE_LIMIT = 50;
 
+/** About what holding a profile costs before any item: a profile with no open session counts too. */
+const PROFILE_BYTES = 200;
+
 interface Entry {
   sessions: Map<string, LiveEntry[]>;
   bytes: number;
@@ -36,7 +39,7 @@ export class HotTier {
         this.#entries.delete(profileId);
         this.#entries.set(profileId, entry);
       } else {
-        entry = { sessions: new Map(), bytes: 0, count: 0, trimmed: false };
+        entry = { sessions: new Map(), bytes: PROFILE_BYTES, count: 0, trimmed: false };
         for (const live of load(profileId)) add(entry, live);
         this.#entries.set(profileId, entry);
         this.#bytes += entry.bytes;
