@@ -1,7 +1,7 @@
 import { COMPILE_YIELD_MS } from "./compile-pacing";
 import { foldSightings } from "./identity/handle-store";
-import { writeServedContexts } from "./measurement/served-contexts";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
+import { writeServedContexts } from "./measurement/served-contexts";
 import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
 import { foldPlacements } from "./memory/session-events";
