@@ -1,5 +1,4 @@
 import { membersOf, rootOf } from "../identity/profiles";
-import { InboxKeys } from "../inbox-keys";
 import { indexSession } from "../search/writes";
 import { setTimer, setTimerOnce, setTimers } from "../timers";
 import { correctionOf } from "./corrections";
@@ -27,9 +26,6 @@ export const COMPILER_PARTS: { summarizer: Summarizer; extractor: Extractor } = 
   extractor: patternExtractor,
 };
 
-/** The profiles with sessions in the inbox: a reader of any other profile reads the queue alone. */
-const inboxProfiles = new InboxKeys("compile_inbox", "profile_id");
-
 /**
  * Sessions that got events: queued (with how many events wait) and a compile due after the
  * debounce. They go to the inbox, at its end; the compiler folds it into the queue before it takes
@@ -49,10 +45,6 @@ export function queueCompile(
     now,
     JSON.stringify([...queued].map(([sessionId, { profileId, events }]) => [sessionId, profileId, events])),
   );
-  inboxProfiles.appended(
-    sql,
-    [...queued.values()].map(({ profileId }) => profileId),
-  );
   setTimerOnce(sql, { kind: "memory.compile", key: "", dueAt: now + COMPILE_DEBOUNCE_MS, payload: null });
 }
 
@@ -68,7 +60,6 @@ function foldInbox(sql: SqlStorage): void {
      ON CONFLICT (profile_id, session_id) DO UPDATE SET events = events + excluded.events`,
   );
   sql.exec("DELETE FROM compile_inbox");
-  inboxProfiles.folded(sql);
 }
 
 /**
@@ -249,22 +240,14 @@ export function compiledMemory(sql: SqlStorage, rootId: string, members: readonl
       rootId,
     )
     .toArray()[0];
-  const queued = sql
+  // The inbox holds at most the batches since the last slice: read whole, not by profile.
+  const pending = sql
     .exec<{ events: number }>(
-      "SELECT coalesce(sum(q.events), 0) AS events FROM json_each(?) m CROSS JOIN compile_queue q WHERE q.profile_id = m.value",
+      `SELECT (SELECT coalesce(sum(q.events), 0) FROM json_each(?1) m CROSS JOIN compile_queue q WHERE q.profile_id = m.value)
+         + (SELECT coalesce(sum(events), 0) FROM compile_inbox WHERE profile_id IN (SELECT value FROM json_each(?1))) AS events`,
       JSON.stringify(members),
     )
     .one().events;
-  // The inbox has no index: it is read whole, and only when it may hold one of the members.
-  const inbox = inboxProfiles.mayHold(sql, members)
-    ? sql
-        .exec<{ events: number }>(
-          "SELECT coalesce(sum(events), 0) AS events FROM compile_inbox WHERE profile_id IN (SELECT value FROM json_each(?))",
-          JSON.stringify(members),
-        )
-        .one().events
-    : 0;
-  const pending = queued + inbox;
   return {
     memory: row ? (JSON.parse(row.body) as Memory) : EMPTY,
     version: row?.version ?? 0,
@@ -278,8 +261,7 @@ export function compiledMemory(sql: SqlStorage, rootId: string, members: readonl
  * the queue (the next slice compiles them before older work of profiles nobody is reading).
  */
 export function hurryCompile(sql: SqlStorage, members: readonly string[]): void {
-  const tables = inboxProfiles.mayHold(sql, members) ? ["compile_queue", "compile_inbox"] : ["compile_queue"];
-  for (const table of tables) {
+  for (const table of ["compile_queue", "compile_inbox"]) {
     sql.exec(
       `UPDATE ${table} SET queued_at = 0 WHERE queued_at > 0 AND profile_id IN (SELECT value FROM json_each(?))`,
       JSON.stringify(members),
