@@ -42,7 +42,7 @@ describe("the compile queue: batches append to an inbox, which the compiler fold
       expect(compileQueueLength(sql)).toBe(2);
       expect(compileBacklog(sql, 3)).toBe(true); // a measure of load: s1 counts twice
       expect(compiledMemory(sql, "p1", ["p1"]).pending).toBe(5);
-      queueCompile(sql, queued([["s3", "p3", 4]]), NOW + 20); // after a read remembered the inbox's profiles
+      queueCompile(sql, queued([["s3", "p3", 4]]), NOW + 20); // queued after a read: still counted
       expect(compiledMemory(sql, "p3", ["p3"]).pending).toBe(4);
 
       compileSlice(sql, NOW + 200, ticking()); // folds, then compiles s1 only
