@@ -126,7 +126,8 @@ export function ingestBatch(
             ? [{ sourceId: caller.sourceId, occurredAt, profileId, stamp: item.context_stamp ?? null }]
             : [],
         );
-    measureBatch(intake.sql, turns, accepted, now);
+    const written = new Set(resolved.flatMap(({ profileId }) => (profileId === null ? [] : [profileId])));
+    measureBatch(intake.sql, turns, written, now);
     if (accepted > 0) requestSuggestions(intake.sql, now);
   });
   errors.sort((a, b) => a.index - b.index);

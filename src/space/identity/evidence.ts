@@ -39,18 +39,30 @@ export function noteTrait(sql: SqlStorage, profileId: string, trait: Trait, valu
 }
 
 /** Two profiles' handles met in one event: counted per pair, the pair in a fixed order. */
-export function noteCoOccurrence(
-  sql: SqlStorage,
+export interface CoOccurrence {
+  profileA: string;
+  profileB: string;
+  handleA: string;
+  handleB: string;
+  count: number;
+}
+
+/** Two profiles' handles met (in `count` events): the pair in a fixed order, its first handles kept. */
+export function coOccurrence(
   one: { profileId: string; handleId: string },
   other: { profileId: string; handleId: string },
-): void {
+): CoOccurrence {
   const [a, b] = one.profileId < other.profileId ? [one, other] : [other, one];
+  return { profileA: a.profileId, profileB: b.profileId, handleA: a.handleId, handleB: b.handleId, count: 1 };
+}
+
+/** Adds meetings to their pairs' counts, in one statement. */
+export function noteCoOccurrences(sql: SqlStorage, meetings: readonly CoOccurrence[]): void {
+  if (meetings.length === 0) return;
   sql.exec(
-    `INSERT INTO co_occurrences (profile_a, profile_b, handle_a, handle_b, count) VALUES (?, ?, ?, ?, 1)
-     ON CONFLICT (profile_a, profile_b) DO UPDATE SET count = count + 1`,
-    a.profileId,
-    b.profileId,
-    a.handleId,
-    b.handleId,
+    `INSERT INTO co_occurrences (profile_a, profile_b, handle_a, handle_b, count)
+     SELECT m.value ->> 0, m.value ->> 1, m.value ->> 2, m.value ->> 3, m.value ->> 4 FROM json_each(?) m WHERE true
+     ON CONFLICT (profile_a, profile_b) DO UPDATE SET count = count + excluded.count`,
+    JSON.stringify(meetings.map((m) => [m.profileA, m.profileB, m.handleA, m.handleB, m.count])),
   );
 }

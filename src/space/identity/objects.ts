@@ -11,11 +11,11 @@ export function objectOwner(sql: SqlStorage, objectType: string, objectId: strin
   );
 }
 
-export function noteObjectOwner(sql: SqlStorage, objectType: string, objectId: string, profileId: string): void {
+/** Records the owners of objects not seen before, in one statement (an object keeps its first owner). */
+export function noteObjectOwners(sql: SqlStorage, owners: readonly { type: string; id: string; profileId: string }[]): void {
+  if (owners.length === 0) return;
   sql.exec(
-    "INSERT OR IGNORE INTO object_owners (object_type, object_id, profile_id) VALUES (?, ?, ?)",
-    objectType,
-    objectId,
-    profileId,
+    "INSERT OR IGNORE INTO object_owners (object_type, object_id, profile_id) SELECT o.value ->> 0, o.value ->> 1, o.value ->> 2 FROM json_each(?) o",
+    JSON.stringify(owners.map((owner) => [owner.type, owner.id, owner.profileId])),
   );
 }

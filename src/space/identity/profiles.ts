@@ -32,14 +32,23 @@ const record = (row: ProfileRow): ProfileRecord => ({
 
 export function createProfile(sql: SqlStorage, subjectKind: SubjectKind, now: number): string {
   const profileId = uuidv7(now);
-  sql.exec(
-    "INSERT INTO profiles (profile_id, subject_kind, merged_into, root_id, created_at) VALUES (?, ?, NULL, ?, ?)",
-    profileId,
-    subjectKind,
-    profileId,
-    now,
-  );
+  insertProfiles(sql, [{ profileId, subjectKind }], now);
   return profileId;
+}
+
+/** Stores new profiles, each its own root, in one statement (in the order given: `seq` follows it). */
+export function insertProfiles(
+  sql: SqlStorage,
+  profiles: readonly { profileId: string; subjectKind: SubjectKind }[],
+  now: number,
+): void {
+  if (profiles.length === 0) return;
+  sql.exec(
+    `INSERT INTO profiles (profile_id, subject_kind, merged_into, root_id, created_at)
+     SELECT p.value ->> 0, p.value ->> 1, NULL, p.value ->> 0, ? FROM json_each(?) p`,
+    now,
+    JSON.stringify(profiles.map(({ profileId, subjectKind }) => [profileId, subjectKind])),
+  );
 }
 
 export function findProfile(sql: SqlStorage, profileId: string): ProfileRecord | null {
@@ -56,6 +65,15 @@ export function rootOf(sql: SqlStorage, profileId: string): ProfileRecord | null
     )
     .toArray()[0];
   return row ? record(row) : null;
+}
+
+/** The root of each of `profileIds` that exists, in one statement. */
+export function rootsOf(sql: SqlStorage, profileIds: readonly string[]): Map<string, string> {
+  const rows = sql.exec<{ profile_id: string; root_id: string }>(
+    "SELECT p.profile_id, p.root_id FROM json_each(?) j CROSS JOIN profiles p WHERE p.profile_id = j.value",
+    JSON.stringify(profileIds),
+  );
+  return new Map([...rows].map((row) => [row.profile_id, row.root_id]));
 }
 
 /** The profile ids a root answers for: itself and every profile merged into it, at any depth. */

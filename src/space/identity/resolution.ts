@@ -1,6 +1,7 @@
 import { LEVELS, type Level } from "../../contract/common";
 import { Problem } from "../../http/problem";
-import { noteCoOccurrence } from "./evidence";
+import { uuidv7 } from "../../ids";
+import { type CoOccurrence, coOccurrence, noteCoOccurrences } from "./evidence";
 import {
   findHandle,
   findHandles,
@@ -13,16 +14,17 @@ import {
 } from "./handle-store";
 import type { Handle } from "./handles";
 import { type MergeEvidence, mergeRoots } from "./merges";
-import { noteObjectOwner, objectOwner } from "./objects";
-import { createProfile, findProfile, type ProfileRecord, rootOf, type SubjectKind } from "./profiles";
+import { noteObjectOwners, objectOwner } from "./objects";
+import { createProfile, findProfile, insertProfiles, type ProfileRecord, rootOf, rootsOf, type SubjectKind } from "./profiles";
 
 const keyOf = (handle: Handle) => `${handle.type}\n${handle.scope}\n${handle.value}`;
 
 /**
  * Resolves the items of one batch to profiles (DESIGN 3.5), inside the batch's transaction.
  * Handles met in the batch are kept in memory (a batch often names one customer many times),
- * and their seen times are written once per handle at the end, only where they widened. New
- * handles are stored together, before anything reads or changes handles in SQLite.
+ * and their seen times are written once per handle at the end, only where they widened. What
+ * events create (profiles, handles, object owners, meetings) is stored together, one statement
+ * each, before anything reads or changes identity in SQLite (`#store`).
  */
 export class Resolution {
   #handles = new Map<string, HandleRecord>();
@@ -33,6 +35,10 @@ export class Resolution {
   #created: HandleRecord[] = [];
   /** Roots met in the batch; forgotten at every merge. */
   #roots = new Map<string, string | null>();
+  /** Created by events and not stored yet (`#store`). */
+  #profiles: { profileId: string; subjectKind: SubjectKind }[] = [];
+  #owners = new Map<string, { type: string; id: string; profileId: string }>();
+  #meetings = new Map<string, CoOccurrence>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -53,11 +59,14 @@ export class Resolution {
       profileId = refs.profileId;
     }
     profileId ??= known.find((handle) => handle !== null)?.profileId ?? null;
-    if (profileId === null && refs.object) profileId = objectOwner(this.sql, refs.object.type, refs.object.id);
-    profileId ??= createProfile(this.sql, "person", this.now);
+    if (profileId === null && refs.object) profileId = this.#ownerOf(refs.object);
+    profileId ??= this.#newProfile();
     const records = this.#attach(refs.handles, known, profileId, at);
     this.#noteMeetings(records, profileId);
-    if (refs.object) noteObjectOwner(this.sql, refs.object.type, refs.object.id, profileId);
+    if (refs.object) {
+      const key = `${refs.object.type}\n${refs.object.id}`;
+      if (!this.#owners.has(key)) this.#owners.set(key, { ...refs.object, profileId });
+    }
     return profileId;
   }
 
@@ -95,9 +104,12 @@ export class Resolution {
     return profileId;
   }
 
-  /** Reads every stored handle the batch names in one statement, instead of one lookup each. */
+  /** Reads every stored handle the batch names, and their profiles' roots, in two statements instead of one lookup each. */
   prefetch(handles: readonly Handle[]): void {
-    for (const record of findHandles(this.sql, handles)) this.#handles.set(keyOf(record), record);
+    const distinct = new Map(handles.map((handle) => [keyOf(handle), handle]));
+    for (const record of findHandles(this.sql, [...distinct.values()])) this.#handles.set(keyOf(record), record);
+    const profileIds = new Set([...this.#handles.values()].map((record) => record.profileId));
+    for (const [profileId, root] of rootsOf(this.sql, [...profileIds])) this.#roots.set(profileId, root);
     this.#complete = true;
   }
 
@@ -117,8 +129,27 @@ export class Resolution {
   }
 
   #store(): void {
+    insertProfiles(this.sql, this.#profiles, this.now);
     insertHandles(this.sql, this.#created);
+    noteObjectOwners(this.sql, [...this.#owners.values()]);
+    noteCoOccurrences(this.sql, [...this.#meetings.values()]);
+    this.#profiles = [];
     this.#created = [];
+    this.#owners.clear();
+    this.#meetings.clear();
+  }
+
+  /** A new profile of a person, stored with the rest at `#store`. */
+  #newProfile(): string {
+    const profileId = uuidv7(this.now);
+    this.#profiles.push({ profileId, subjectKind: "person" });
+    this.#roots.set(profileId, profileId);
+    return profileId;
+  }
+
+  /** An object's first owner: stored, else met earlier in the batch (as `INSERT OR IGNORE` would keep). */
+  #ownerOf(object: { type: string; id: string }): string | null {
+    return objectOwner(this.sql, object.type, object.id) ?? this.#owners.get(`${object.type}\n${object.id}`)?.profileId ?? null;
   }
 
   #rootOf(profileId: string): string | null {
@@ -165,7 +196,11 @@ export class Resolution {
       const other = this.#rootOf(record.profileId);
       if (!other || other === root || !root || !own || met.has(other)) continue;
       met.add(other);
-      noteCoOccurrence(this.sql, { profileId: root, handleId: own.handleId }, { profileId: other, handleId: record.handleId });
+      const meeting = coOccurrence({ profileId: root, handleId: own.handleId }, { profileId: other, handleId: record.handleId });
+      const key = `${meeting.profileA}\n${meeting.profileB}`;
+      const known = this.#meetings.get(key);
+      if (known) known.count++;
+      else this.#meetings.set(key, meeting);
     }
   }
 }

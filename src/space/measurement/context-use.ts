@@ -63,14 +63,12 @@ export interface AgentTurn {
  * cannot have read a context holding it. Items of `test` keys are not turns (like coverage and
  * insights: the caller leaves them out) but do supersede: they are in the context.
  *
- * `stored` is how many items the batch wrote: they are the last rows of `items` by `seq`
- * (arrival order; an object runs one batch at a time and `seq` only grows).
+ * `written` holds the profiles the batch stored items for.
  */
-export function measureBatch(sql: SqlStorage, turns: readonly AgentTurn[], stored: number, now: number): void {
-  if (stored === 0) return;
+export function measureBatch(sql: SqlStorage, turns: readonly AgentTurn[], written: ReadonlySet<string>, now: number): void {
   writeServedContexts(sql);
   countAgentTurns(sql, turns);
-  supersedeServedContexts(sql, stored, now);
+  supersedeServedContexts(sql, written, now);
 }
 
 /** Whether an item is an agent turn (a message by an AI or human agent). */

@@ -42,20 +42,20 @@ export function writeServedContexts(sql: SqlStorage): void {
 }
 
 /**
- * Marks superseded at `now` the current served etags of every profile that the batch's last
- * `stored` items belong to, with the profiles merged into the same root (an etag was recorded for
- * the root of its time, which a merge since may have made a member). Set-based: one statement
- * over the index `(profile_id, superseded_at)`.
+ * Marks superseded at `now` the current served etags of `profileIds` (the profiles a write
+ * stored items for), with the profiles merged into the same root (an etag was recorded for the
+ * root of its time, which a merge since may have made a member). Set-based: one statement over
+ * the index `(profile_id, superseded_at)`.
  */
-export function supersedeServedContexts(sql: SqlStorage, stored: number, now: number): void {
+export function supersedeServedContexts(sql: SqlStorage, profileIds: ReadonlySet<string>, now: number): void {
   writeServedContexts(sql);
+  if (profileIds.size === 0) return;
   sql.exec(
     `UPDATE served_contexts SET superseded_at = ?
      WHERE superseded_at IS NULL AND profile_id IN (
        SELECT member.profile_id FROM profiles member WHERE member.root_id IN (
-         SELECT p.root_id FROM (SELECT profile_id FROM items ORDER BY seq DESC LIMIT ?) batch
-         JOIN profiles p ON p.profile_id = batch.profile_id))`,
+         SELECT p.root_id FROM json_each(?) written JOIN profiles p ON p.profile_id = written.value))`,
     now,
-    stored,
+    JSON.stringify([...profileIds]),
   );
 }

@@ -59,6 +59,7 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
       candidates.map(({ item }) => item.idempotency_key),
     );
     const touched = new Map<string, Subjects>();
+    const written = new Set<string>();
     const sessions = new Map<string, { profileId: string; events: number }>();
     for (const { index, item, json } of candidates) {
       if (stored.has(item.idempotency_key)) {
@@ -71,6 +72,8 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
         continue;
       }
       const itemId = uuidv7(now);
+      const profileId = rootOf(intake.sql, target.profileId)?.profileId ?? target.profileId;
+      written.add(profileId);
       const occurredAt = item.occurred_at ? Date.parse(item.occurred_at) : now;
       insertItems(intake, [
         {
@@ -89,7 +92,7 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
           clockCorrected: 0,
           receivedAt: now,
           body: json,
-          profileId: rootOf(intake.sql, target.profileId)?.profileId ?? target.profileId,
+          profileId,
           sessionId: null,
         },
       ]);
@@ -109,7 +112,7 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
       accepted++;
     }
     // A context answered before this feedback is no longer current (context-use measurement).
-    supersedeServedContexts(intake.sql, accepted, now);
+    supersedeServedContexts(intake.sql, written, now);
     for (const [profileId, subjects] of touched) compileSubjects(intake.sql, profileId, subjects, now);
     queueCompile(intake.sql, sessions, now);
   });
