@@ -15,6 +15,7 @@ import m0013 from "./0013_session_inbox.sql";
 import m0014 from "./0014_handle_sightings.sql";
 import m0015 from "./0015_session_events.sql";
 import m0016 from "./0016_inbox_folds.sql";
+import m0017 from "./0017_served_contexts_current.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -37,5 +38,6 @@ export default {
     m0014,
     m0015,
     m0016,
+    m0017,
   },
 };

@@ -77,42 +77,47 @@ export const isAgentTurn = (item: { type: string; kind?: string; speaker?: { rol
 
 function countAgentTurns(sql: SqlStorage, turns: readonly AgentTurn[]): void {
   if (turns.length === 0) return;
-  // The turns come from the batch as parsed, not from the stored bodies: no JSON read back.
-  const rows = sql
-    .exec<TurnRow>(
-      `SELECT turn.value ->> 0 AS source_id, turn.value ->> 1 AS occurred_at, author.root_id AS root,
-              turn.value ->> 3 AS etag, turn.value ->> 4 AS injected_at,
-              owner.root_id AS served_root, served.superseded_at
-       FROM json_each(?) turn
-       JOIN profiles author ON author.profile_id = turn.value ->> 2
-       LEFT JOIN served_contexts served ON served.etag = turn.value ->> 3
-       LEFT JOIN profiles owner ON owner.profile_id = served.profile_id`,
-      JSON.stringify(
-        turns.map((turn) => [
-          turn.sourceId,
-          turn.occurredAt,
-          turn.profileId,
-          turn.stamp?.etag ?? null,
-          turn.stamp?.injected_at ?? null,
-        ]),
-      ),
-    )
-    .toArray();
-  if (rows.length === 0) return;
   const counts = new Map<string, { day: string; source_id: string } & Counts>();
+  const count = (turn: { source_id: string; occurred_at: number }, use: ContextUse) => {
+    const day = dayOf(turn.occurred_at);
+    const key = `${day} ${turn.source_id}`;
+    let entry = counts.get(key);
+    if (!entry) {
+      entry = { day, source_id: turn.source_id, current: 0, late: 0, unknown: 0, none: 0 };
+      counts.set(key, entry);
+    }
+    entry[use]++;
+  };
+  // An unstamped turn is `none` whatever the space knows: only stamped ones are looked up.
+  const stamped = turns.filter((turn) => turn.stamp !== null);
+  for (const turn of turns) {
+    if (turn.stamp === null) count({ source_id: turn.sourceId, occurred_at: turn.occurredAt }, classify(null, null, ""));
+  }
+  // The turns come from the batch as parsed, not from the stored bodies: no JSON read back.
+  const rows =
+    stamped.length === 0
+      ? []
+      : sql
+          .exec<TurnRow>(
+            `SELECT turn.value ->> 0 AS source_id, turn.value ->> 1 AS occurred_at, author.root_id AS root,
+                    turn.value ->> 3 AS etag, turn.value ->> 4 AS injected_at,
+                    owner.root_id AS served_root, served.superseded_at
+             FROM json_each(?) turn
+             JOIN profiles author ON author.profile_id = turn.value ->> 2
+             LEFT JOIN served_contexts served ON served.etag = turn.value ->> 3
+             LEFT JOIN profiles owner ON owner.profile_id = served.profile_id`,
+            JSON.stringify(
+              stamped.map((turn) => [turn.sourceId, turn.occurredAt, turn.profileId, turn.stamp?.etag, turn.stamp?.injected_at]),
+            ),
+          )
+          .toArray();
   for (const row of rows) {
     const stamp =
       row.etag === null || row.injected_at === null ? null : { etag: row.etag, injectedAt: Date.parse(row.injected_at) };
     const served = row.served_root === null ? null : { root: row.served_root, supersededAt: row.superseded_at };
-    const day = dayOf(row.occurred_at);
-    const key = `${day} ${row.source_id}`;
-    let entry = counts.get(key);
-    if (!entry) {
-      entry = { day, source_id: row.source_id, current: 0, late: 0, unknown: 0, none: 0 };
-      counts.set(key, entry);
-    }
-    entry[classify(stamp, served, row.root)]++;
+    count(row, classify(stamp, served, row.root));
   }
+  if (counts.size === 0) return;
   // The upsert's SELECT needs its WHERE: without one SQLite reads `ON CONFLICT` as a join's `ON`.
   sql.exec(
     `INSERT INTO context_uses (day, source_id, current, late, unknown, none)

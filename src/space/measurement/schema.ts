@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
@@ -14,7 +15,9 @@ export const servedContexts = sqliteTable(
     servedAt: integer("served_at").notNull(),
     supersededAt: integer("superseded_at"),
   },
-  (table) => [index("served_contexts_profile").on(table.profileId, table.supersededAt)],
+  // Only current etags: an etag leaves the index when it is superseded, so a batch finds at once
+  // whether there is anything to supersede.
+  (table) => [index("served_contexts_current").on(table.profileId).where(sql`superseded_at IS NULL`)],
 );
 
 /**

@@ -45,11 +45,12 @@ export function writeServedContexts(sql: SqlStorage): void {
  * Marks superseded at `now` the current served etags of `profileIds` (the profiles a write
  * stored items for), with the profiles merged into the same root (an etag was recorded for the
  * root of its time, which a merge since may have made a member). Set-based: one statement over
- * the index `(profile_id, superseded_at)`.
+ * the index of current etags, none when that index is empty (a space nobody reads from).
  */
 export function supersedeServedContexts(sql: SqlStorage, profileIds: ReadonlySet<string>, now: number): void {
   writeServedContexts(sql);
   if (profileIds.size === 0) return;
+  if (sql.exec("SELECT 1 FROM served_contexts WHERE superseded_at IS NULL LIMIT 1").toArray().length === 0) return;
   sql.exec(
     `UPDATE served_contexts SET superseded_at = ?
      WHERE superseded_at IS NULL AND profile_id IN (
