@@ -42,35 +42,37 @@ interface Accepted {
 
 /**
  * Stores a batch (SPEC POST /v1/batch). The envelope is checked first and refuses the whole
- * batch; then each item alone. Accepted items are written in one transaction, in `occurred_at`
- * order, before the answer exists. An `idempotency_key` already stored, or seen earlier in the
- * same batch, is a duplicate: counted, never stored twice.
+ * batch; then each item alone. Accepted items are written in `occurred_at` order, in chunks of
+ * `chunkItems`, each its own transaction: the generator yields each chunk's live changes once it
+ * is committed, so that the object can let other requests in before the next, and returns the
+ * answer when all are stored. An `idempotency_key` already stored, or seen earlier in the same
+ * batch, is a duplicate: counted, never stored twice (a batch cut short is safe to send again).
  */
-export function ingestBatch(
+export function* ingestBatch(
   intake: Intake,
   caller: IntakeCaller,
   body: unknown,
   now: number,
   config: SpaceConfigValues,
-): { answer: BatchAnswer; live: LiveChanges } {
+  chunkItems = Number.POSITIVE_INFINITY,
+): Generator<{ live: LiveChanges; more: boolean }, BatchAnswer, void> {
   const toleranceS = config.clock_tolerance_s ?? DEFAULT_CLOCK_TOLERANCE_S;
   const envelope = BatchEnvelopeSchema.safeParse(body);
   if (!envelope.success) {
     throw new Problem("invalid_input", describeIssues(BatchEnvelopeSchema, envelope.error.issues));
   }
 
-  const errors: ItemError[] = [];
+  const answer: BatchAnswer = { accepted: 0, duplicates: 0, errors: [] };
   const candidates: Accepted[] = [];
   const keysInBatch = new Set<string>();
-  let duplicates = 0;
   envelope.data.items.forEach((raw, index) => {
     const check = checkItem(raw, caller.scopes, caller.source);
     if (!check.ok) {
-      errors.push({ index, code: check.code, detail: check.detail });
+      answer.errors.push({ index, code: check.code, detail: check.detail });
       return;
     }
     if (keysInBatch.has(check.item.idempotency_key)) {
-      duplicates++;
+      answer.duplicates++;
       return;
     }
     keysInBatch.add(check.item.idempotency_key);
@@ -79,59 +81,78 @@ export function ingestBatch(
   });
   candidates.sort((a, b) => a.occurredAt - b.occurredAt || a.index - b.index);
 
-  let accepted = 0;
-  let live: LiveChanges = { added: [], closed: [] };
-  intake.db.transaction(() => {
-    const resolution = new Resolution(intake.sql, caller.sourceId, now);
-    resolution.prefetch(candidates.flatMap((candidate) => candidate.handles));
-    const memory = new MemoryIntake(intake.sql, config, now);
-    memory.prefetch(candidates.map((candidate) => candidate.item));
-    const stored = storedKeys(
-      intake,
-      candidates.map((candidate) => candidate.item.idempotency_key),
-    );
-    const resolved: (Accepted & { itemId: string; profileId: string | null })[] = [];
-    for (const candidate of candidates) {
-      // Checked first, so that a duplicate has no identity effects.
-      if (stored.has(candidate.item.idempotency_key)) {
-        duplicates++;
-        continue;
-      }
-      const itemId = uuidv7(now);
-      try {
-        const profileId = applyIdentity(intake.sql, resolution, { ...candidate, itemId }, caller.sourceId, now);
-        resolved.push({ ...candidate, itemId, profileId });
-      } catch (error) {
-        if (!(error instanceof Problem)) throw error;
-        errors.push({ index: candidate.index, code: error.code, detail: error.detail ?? error.code });
-      }
+  // Contexts are superseded once, with the last chunk: every agent turn of the batch is judged
+  // before its own batch supersedes anything (see `measureBatch`).
+  const written = new Set<string>();
+  for (let from = 0; from < candidates.length; from += chunkItems) {
+    const chunk = candidates.slice(from, from + chunkItems);
+    const last = from + chunkItems >= candidates.length;
+    const live = intake.db.transaction(() => storeChunk(intake, caller, chunk, now, config, answer, written, last));
+    yield { live, more: !last };
+  }
+  answer.errors.sort((a, b) => a.index - b.index);
+  return answer;
+}
+
+/** One chunk of a batch, in its transaction; counts into `answer`, adds its profiles to `written`. */
+function storeChunk(
+  intake: Intake,
+  caller: IntakeCaller,
+  candidates: readonly Accepted[],
+  now: number,
+  config: SpaceConfigValues,
+  answer: BatchAnswer,
+  written: Set<string>,
+  last: boolean,
+): LiveChanges {
+  const resolution = new Resolution(intake.sql, caller.sourceId, now);
+  resolution.prefetch(candidates.flatMap((candidate) => candidate.handles));
+  const memory = new MemoryIntake(intake.sql, config, now);
+  memory.prefetch(candidates.map((candidate) => candidate.item));
+  const stored = storedKeys(
+    intake,
+    candidates.map((candidate) => candidate.item.idempotency_key),
+  );
+  const resolved: (Accepted & { itemId: string; profileId: string | null })[] = [];
+  for (const candidate of candidates) {
+    // Checked first, so that a duplicate has no identity effects.
+    if (stored.has(candidate.item.idempotency_key)) {
+      answer.duplicates++;
+      continue;
     }
-    memory.prefetchSessions(resolved);
-    const rows = resolved.map((candidate) => {
-      // Arrival order for the hot tier; the stored `seq` is the same order.
-      const { item, itemId, profileId, index, occurredAt } = candidate;
-      const sessionId = memory.place(item, profileId, itemId, now * 1000 + index, occurredAt);
-      return row(candidate, caller, now, itemId, profileId, sessionId);
-    });
-    accepted = rows.length;
-    insertItems(intake, rows);
-    placeEvents(intake.sql, rows.length, now);
-    resolution.finish();
-    live = memory.finish();
-    indexNewItems(intake.sql);
-    const turns = caller.test
-      ? []
-      : resolved.flatMap(({ item, profileId, occurredAt }) =>
-          profileId !== null && item.type === "event" && isAgentTurn(item)
-            ? [{ sourceId: caller.sourceId, occurredAt, profileId, stamp: item.context_stamp ?? null }]
-            : [],
-        );
-    const written = new Set(resolved.flatMap(({ profileId }) => (profileId === null ? [] : [profileId])));
-    measureBatch(intake.sql, turns, written, now);
-    if (accepted > 0) requestSuggestions(intake.sql, now);
+    const itemId = uuidv7(now);
+    try {
+      const profileId = applyIdentity(intake.sql, resolution, { ...candidate, itemId }, caller.sourceId, now);
+      resolved.push({ ...candidate, itemId, profileId });
+    } catch (error) {
+      if (!(error instanceof Problem)) throw error;
+      answer.errors.push({ index: candidate.index, code: error.code, detail: error.detail ?? error.code });
+    }
+  }
+  memory.prefetchSessions(resolved);
+  const rows = resolved.map((candidate) => {
+    // Arrival order for the hot tier; the stored `seq` is the same order.
+    const { item, itemId, profileId, index, occurredAt } = candidate;
+    const sessionId = memory.place(item, profileId, itemId, now * 1000 + index, occurredAt);
+    return row(candidate, caller, now, itemId, profileId, sessionId);
   });
-  errors.sort((a, b) => a.index - b.index);
-  return { answer: { accepted, duplicates, errors }, live };
+  answer.accepted += rows.length;
+  insertItems(intake, rows);
+  placeEvents(intake.sql, rows.length, now);
+  resolution.finish();
+  const live = memory.finish();
+  indexNewItems(intake.sql);
+  const turns = caller.test
+    ? []
+    : resolved.flatMap(({ item, profileId, occurredAt }) =>
+        profileId !== null && item.type === "event" && isAgentTurn(item)
+          ? [{ sourceId: caller.sourceId, occurredAt, profileId, stamp: item.context_stamp ?? null }]
+          : [],
+      );
+  for (const { profileId } of resolved) if (profileId !== null) written.add(profileId);
+  measureBatch(intake.sql, turns, last ? written : new Set(), now);
+  if (rows.length > 0) requestSuggestions(intake.sql, now);
+  return live;
 }
 
 /** When the item happened: its `occurred_at` if plausible, else the arrival time, flagged. */

@@ -32,6 +32,7 @@ import { type Outcome, outcomeOf, Problem } from "../http/problem";
 import { checkedIdempotencyKey, type IdempotencyRequest, IdempotentWrites } from "../idempotency";
 import { admit, type Caller, viewerOf } from "./access";
 import { runDueTimers } from "./alarm";
+import { BatchPacing } from "./batch-pacing";
 import { BACKLOG_SESSIONS, CompilePacing } from "./compile-pacing";
 import { spaceIdempotencyStore } from "./idempotency";
 import { endLink, linkProfiles, linkView } from "./identity/links";
@@ -89,6 +90,8 @@ export class SpaceObject extends DurableObject<Env> {
   #searchTerms: TermCache = new Map();
   /** When the compiler gives way to writes and jobs. */
   #pacing = new CompilePacing();
+  /** When batches give way to other requests. */
+  #batchPacing = new BatchPacing();
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
 
@@ -145,7 +148,7 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   async ingestBatch(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
-    return this.#admitted(credential, POLICIES.batch, (caller, now) => {
+    return this.#admitted(credential, POLICIES.batch, async (caller, now) => {
       if (caller.principal.kind !== "key" || !caller.source) throw new Problem("forbidden", "this route needs a source key");
       const intakeCaller = {
         keyId: caller.principal.keyId,
@@ -154,12 +157,20 @@ export class SpaceObject extends DurableObject<Env> {
         test: caller.principal.mode === "test",
         source: caller.source,
       };
-      const { answer, live } = ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, this.#replica.config.values);
-      this.#pacing.wrote();
-      // Committed: the next read from any channel sees these events in `live`.
-      this.#hot.add(live.added);
-      this.#hot.close(live.closed);
-      return answer;
+      const config = this.#replica.config.values;
+      const chunkItems = this.#batchPacing.chunkItems(performance.now());
+      const chunks = ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, config, chunkItems);
+      for (let step = chunks.next(); ; step = chunks.next()) {
+        if (step.done) {
+          this.#pacing.wrote();
+          return step.value;
+        }
+        // Committed: the next read from any channel sees these events in `live`.
+        this.#hot.add(step.value.live.added);
+        this.#hot.close(step.value.live.closed);
+        // Requests waiting for the object go before the next chunk.
+        if (step.value.more) await scheduler.wait(0);
+      }
     });
   }
 
@@ -326,13 +337,15 @@ export class SpaceObject extends DurableObject<Env> {
 
   /**
    * The admission every method goes through: the credential against the replica, then the
-   * route's policy; afterwards the alarm follows any timer the work set.
+   * route's policy; afterwards the alarm follows any timer the work set. Any request but a batch
+   * makes the batches of the next second give way to requests (`BatchPacing`).
    */
   async #admitted<T>(
     credential: PresentedCredential,
     policy: RoutePolicy,
-    work: (caller: Caller, now: number) => T,
+    work: (caller: Caller, now: number) => T | Promise<T>,
   ): Promise<Outcome<T>> {
+    if (policy !== POLICIES.batch) this.#batchPacing.otherRequest(performance.now());
     const outcome = await outcomeOf(() => {
       const now = this.clock.now();
       return work(admit(this.#replica, credential, policy, now), now);

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Clock } from "../../src/clock";
+import { CHUNK_ITEMS } from "../../src/space/batch-pacing";
 import type { SpaceObject } from "../../src/space/object";
 import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
 
@@ -267,11 +268,48 @@ describe("POST /v1/batch: dedup by idempotency_key", () => {
 
   it("stores each key once when the same batch is resent concurrently, and the answers add up", async () => {
     const space = await createSpace();
-    const items = Array.from({ length: 200 }, () => message());
+    // A request first, so that batches are cut in chunks (three each), which the six requests interleave.
+    expect((await call("GET", `/spaces/${space.name}/v1/whoami`, { token: space.key })).status).toBe(200);
+    const items = Array.from({ length: 250 }, () => message());
     const answers = await Promise.all(Array.from({ length: 6 }, () => batch(space, items).then((r) => json<Answer>(r, 200))));
-    expect(answers.reduce((sum, answer) => sum + answer.accepted, 0)).toBe(200);
-    expect(answers.reduce((sum, answer) => sum + answer.duplicates, 0)).toBe(5 * 200);
-    expect(await storedItems(space)).toHaveLength(200);
+    expect(answers.reduce((sum, answer) => sum + answer.accepted, 0)).toBe(250);
+    expect(answers.reduce((sum, answer) => sum + answer.duplicates, 0)).toBe(5 * 250);
+    expect(await storedItems(space)).toHaveLength(250);
+  });
+
+  /** Sends a batch of `items` and, once its first chunk is being stored, a whoami: the order they were answered in. */
+  async function batchThenWhoami(space: Space, items: unknown[]): Promise<{ order: string[]; answer: Answer }> {
+    const order: string[] = [];
+    const stored = batch(space, items).then(async (response) => {
+      order.push("batch");
+      return json<Answer>(response, 200);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const whoami = await call("GET", `/spaces/${space.name}/v1/whoami`, { token: space.key });
+    order.push("whoami");
+    expect(whoami.status).toBe(200);
+    return { order, answer: await stored };
+  }
+
+  it("while other requests come, lets them in between the chunks of a large batch: answered before it", async () => {
+    const space = await createSpace();
+    expect((await call("GET", `/spaces/${space.name}/v1/whoami`, { token: space.key })).status).toBe(200);
+    const { order, answer } = await batchThenWhoami(
+      space,
+      Array.from({ length: 5 * CHUNK_ITEMS }, () => message()),
+    );
+    expect(answer.accepted).toBe(5 * CHUNK_ITEMS);
+    expect(order).toEqual(["whoami", "batch"]);
+  });
+
+  it("stores a batch whole while only batches come (each chunk would cost a commit)", async () => {
+    const space = await createSpace();
+    const { order, answer } = await batchThenWhoami(
+      space,
+      Array.from({ length: 5 * CHUNK_ITEMS }, () => message()),
+    );
+    expect(answer.accepted).toBe(5 * CHUNK_ITEMS);
+    expect(order).toEqual(["batch", "whoami"]);
   });
 
   it("keeps a stored batch across a real restart of the object: the resend is all duplicates", async () => {

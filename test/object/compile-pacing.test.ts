@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import { runDueTimers } from "../../src/space/alarm";
 import { COMPILE_YIELD_MS, type CompileLoad, CompilePacing, MAX_YIELD_MS } from "../../src/space/compile-pacing";
 import { startSuggestions } from "../../src/space/identity/suggestion-job";
-import { ingestBatch } from "../../src/space/intake";
 import { COMPILE_DEBOUNCE_MS, compileQueueLength } from "../../src/space/memory/compiler";
-import { TRACK_CALLER, withIntake } from "../support/intake";
+import { storeBatch, TRACK_CALLER, withIntake } from "../support/intake";
 import { message } from "../support/seed";
 
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
@@ -61,7 +60,7 @@ describe("the compiler gives way to writes that saturate the object", () => {
 
   it("puts a compile it may not run off by COMPILE_YIELD_MS, its queue untouched, and compiles it later", async () => {
     await withIntake((intake, sql) => {
-      ingestBatch(intake, TRACK_CALLER, { items: [message({ occurred_at: "2026-11-24T11:59:00Z" })] }, NOW, {});
+      storeBatch(intake, TRACK_CALLER, { items: [message({ occurred_at: "2026-11-24T11:59:00Z" })] }, NOW, {});
       expect(compileQueueLength(sql)).toBe(1);
 
       const due = NOW + COMPILE_DEBOUNCE_MS;
@@ -100,7 +99,7 @@ describe("the compiler gives way to a run of the suggestions job", () => {
 
   it("is told of the run by the rounds that have a slice of it due", async () => {
     await withIntake((intake, sql) => {
-      ingestBatch(intake, TRACK_CALLER, { items: [message({ occurred_at: "2026-11-24T11:59:00Z" })] }, NOW, {});
+      storeBatch(intake, TRACK_CALLER, { items: [message({ occurred_at: "2026-11-24T11:59:00Z" })] }, NOW, {});
       let at = NOW + COMPILE_DEBOUNCE_MS;
       startSuggestions(sql, at);
       const asked: boolean[] = [];

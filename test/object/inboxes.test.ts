@@ -6,11 +6,11 @@ import migration from "../../migrations/space/0015_session_events.sql";
 import { findHandle, foldSightings, handlesOfRoot } from "../../src/space/identity/handle-store";
 import { normalizeHandle } from "../../src/space/identity/handles";
 import { rootOf } from "../../src/space/identity/profiles";
-import { ingestBatch, openIntake } from "../../src/space/intake";
+import { openIntake } from "../../src/space/intake";
 import { foldPlacements, latestSessionEvents, sessionEvents } from "../../src/space/memory/session-events";
 import { closeSessions, foldSessions, openSessionsOf, type SessionRecord, sessionsById } from "../../src/space/memory/sessions";
 import { phone } from "../support/identity";
-import { TRACK_CALLER as caller, withIntake } from "../support/intake";
+import { TRACK_CALLER as caller, storeBatch, withIntake } from "../support/intake";
 import { message } from "../support/seed";
 
 /**
@@ -72,17 +72,18 @@ const tableOf = (sql: SqlStorage) =>
   [...sql.exec<{ session_id: string }>("SELECT session_id FROM sessions")].map((row) => row.session_id);
 
 describe("the session inbox", () => {
-  it("reads as it folds, and where folds fall changes no session", async () => {
+  it("reads as it folds, and where folds and a batch's chunks fall changes no session", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(specArb, { minLength: 1, maxLength: 14 }),
         fc.array(fc.integer({ min: 0, max: 13 }), { maxLength: 5 }),
         fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
-        async (specs, cuts, folds) => {
+        fc.integer({ min: 1, max: 15 }),
+        async (specs, cuts, folds, chunkItems) => {
           const batches = batchesOf(specs, cuts);
           const sometimes = await withIntake((intake, sql) => {
             batches.forEach((items, index) => {
-              ingestBatch(intake, caller, { items }, NOW, CONFIG);
+              storeBatch(intake, caller, { items }, NOW, CONFIG, chunkItems);
               if (folds[index]) foldSessions(sql);
               if (folds[(index + 7) % folds.length]) foldPlacements(sql);
               // `live`'s read, which skips the inbox for profiles it holds nothing of, sees what a read of all of it sees.
@@ -118,7 +119,7 @@ describe("the session inbox", () => {
           });
           const always = await withIntake((intake, sql) => {
             for (const items of batches) {
-              ingestBatch(intake, caller, { items }, NOW, CONFIG);
+              storeBatch(intake, caller, { items }, NOW, CONFIG);
               foldSessions(sql);
             }
             return comparable(sessionsById(sql, tableOf(sql)).values());
@@ -132,7 +133,7 @@ describe("the session inbox", () => {
 
   it("closes an open session through the inbox, which the fold then writes", async () => {
     const { open, closedNow, folded } = await withIntake((intake, sql) => {
-      ingestBatch(intake, caller, { items: [itemOf({ minute: 5, conversation: "c1", ends: false }, 0)] }, NOW, CONFIG);
+      storeBatch(intake, caller, { items: [itemOf({ minute: 5, conversation: "c1", ends: false }, 0)] }, NOW, CONFIG);
       expect(tableOf(sql)).toEqual([]); // not folded yet
       const [session] = [
         ...sessionsById(
@@ -170,7 +171,7 @@ describe("handle sightings", () => {
               const items = [
                 message({ idempotency_key: `s-${index}`, handles: [handles[handle]], occurred_at: iso(NOW - minute * MINUTE) }),
               ];
-              ingestBatch(intake, caller, { items }, NOW, CONFIG);
+              storeBatch(intake, caller, { items }, NOW, CONFIG);
               if (folds[index]) foldSightings(sql);
               expect(seenTimes()).toEqual(expectedAfter(index + 1));
             });
@@ -214,7 +215,7 @@ describe("session events (migration 0015)", () => {
         itemOf({ minute: 8, conversation: "c1", ends: false }, 1),
         itemOf({ minute: 7, conversation: "c1", ends: true }, 2),
       ];
-      ingestBatch(intake, caller, { items }, NOW, CONFIG);
+      storeBatch(intake, caller, { items }, NOW, CONFIG);
       foldPlacements(sql);
       const read = () => [...sql.exec("SELECT * FROM session_events ORDER BY session_id, occurred_at, seq")];
       const before = read();
@@ -234,7 +235,7 @@ describe("what the object remembers of an inbox's keys", () => {
     const profileId = await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
       const intake = openIntake(drizzle(state.storage), sql);
-      ingestBatch(intake, caller, { items: [itemOf({ minute: 5, conversation: "c1", ends: false }, 0)] }, NOW, CONFIG);
+      storeBatch(intake, caller, { items: [itemOf({ minute: 5, conversation: "c1", ends: false }, 0)] }, NOW, CONFIG);
       const [session] = sessionsById(
         sql,
         [...sql.exec<{ session_id: string }>(ALL_IDS)].map((r) => r.session_id),

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ingestBatch } from "../../src/space/intake";
-import { TRACK_CALLER as caller, withIntake } from "../support/intake";
+import { TRACK_CALLER as caller, storeBatch, withIntake } from "../support/intake";
 import { message } from "../support/seed";
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -8,7 +7,7 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 describe("intake: a batch as plain functions over the space's database", () => {
   it("keeps the first of two items with one key in a batch, even when the second happened earlier", async () => {
     const rows = await withIntake((intake, sql) => {
-      const answer = ingestBatch(
+      const answer = storeBatch(
         intake,
         caller,
         {
@@ -28,7 +27,7 @@ describe("intake: a batch as plain functions over the space's database", () => {
 
   it("treats the tolerance as a bound: arrival + tolerance is kept, one millisecond later is corrected", async () => {
     const rows = await withIntake((intake, sql) => {
-      ingestBatch(
+      storeBatch(
         intake,
         caller,
         {
@@ -54,7 +53,7 @@ describe("intake: a batch as plain functions over the space's database", () => {
 
   it("stores items without occurred_at (heartbeat) at the arrival time, not flagged", async () => {
     const rows = await withIntake((intake, sql) => {
-      ingestBatch(intake, caller, { items: [{ type: "heartbeat", idempotency_key: "hb", day: "2026-11-22", sent: 3 }] }, NOW, {
+      storeBatch(intake, caller, { items: [{ type: "heartbeat", idempotency_key: "hb", day: "2026-11-22", sent: 3 }] }, NOW, {
         clock_tolerance_s: 300,
       }).answer;
       return sql

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import migration from "../../migrations/space/0011_conversation_first_keys.sql";
-import { ingestBatch } from "../../src/space/intake";
 import { foldSessions } from "../../src/space/memory/sessions";
-import { TRACK_CALLER as caller, withIntake } from "../support/intake";
+import { TRACK_CALLER as caller, storeBatch, withIntake } from "../support/intake";
 import { message } from "../support/seed";
 
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
@@ -22,7 +21,7 @@ type SessionKeyRow = {
 describe("session keys begin with the conversation (migration 0011)", () => {
   it("rewrites a key stored before it, and the conversation's next event and its end find that session", async () => {
     const rows = await withIntake((intake, sql) => {
-      const ingest = (items: unknown[], now: number) => ingestBatch(intake, caller, { items }, now, { clock_tolerance_s: 300 });
+      const ingest = (items: unknown[], now: number) => storeBatch(intake, caller, { items }, now, { clock_tolerance_s: 300 });
       ingest([say("a", NOW - 2 * MINUTE)], NOW);
       foldSessions(sql);
       const first = sql.exec<SessionKeyRow>("SELECT * FROM sessions").one();
@@ -46,8 +45,8 @@ describe("session keys begin with the conversation (migration 0011)", () => {
   it("ends only the conversation named, not one whose id begins with it and a colon", async () => {
     const rows = await withIntake((intake, sql) => {
       const items = [say("a", NOW - MINUTE), { ...say("b", NOW - MINUTE), conversation_id: "conv-1:2" }];
-      ingestBatch(intake, caller, { items }, NOW, { clock_tolerance_s: 300 });
-      ingestBatch(
+      storeBatch(intake, caller, { items }, NOW, { clock_tolerance_s: 300 });
+      storeBatch(
         intake,
         caller,
         { items: [{ type: "conversation.ended", idempotency_key: "end", conversation_id: "conv-1", occurred_at: at(NOW) }] },

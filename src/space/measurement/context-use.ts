@@ -63,7 +63,9 @@ export interface AgentTurn {
  * cannot have read a context holding it. Items of `test` keys are not turns (like coverage and
  * insights: the caller leaves them out) but do supersede: they are in the context.
  *
- * `written` holds the profiles the batch stored items for.
+ * A batch stored in chunks calls it once a chunk, with its turns; `written`, the profiles the
+ * whole batch stored items for, comes with the last chunk (empty before), so that no turn of the
+ * batch is judged after the batch superseded anything.
  */
 export function measureBatch(sql: SqlStorage, turns: readonly AgentTurn[], written: ReadonlySet<string>, now: number): void {
   writeServedContexts(sql);
