@@ -1,6 +1,6 @@
 import { getTableColumns } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { type BatchAnswer, BatchEnvelopeSchema, type BatchItem, type ItemError } from "../contract/batch";
+import { type BatchAnswer, BatchEnvelopeSchema, type BatchItem } from "../contract/batch";
 import type { Scope } from "../contract/common";
 import { DEFAULT_CLOCK_TOLERANCE_S, type SpaceConfigValues } from "../contract/config";
 import { describeIssues } from "../http/issues";
@@ -43,9 +43,9 @@ interface Accepted {
 /**
  * Stores a batch (SPEC POST /v1/batch). The envelope is checked first and refuses the whole
  * batch; then each item alone. Accepted items are written in `occurred_at` order, in chunks of
- * `chunkItems`, each its own transaction: the generator yields each chunk's live changes once it
- * is committed, so that the object can let other requests in before the next, and returns the
- * answer when all are stored. An `idempotency_key` already stored, or seen earlier in the same
+ * `chunkItems` (`BatchPacing` decides; whole by default), each its own transaction: the generator
+ * yields each chunk's live changes once it is committed, and whether more follow, so that the
+ * object can let other requests in before the next; it returns the answer when all are stored. An `idempotency_key` already stored, or seen earlier in the same
  * batch, is a duplicate: counted, never stored twice (a batch cut short is safe to send again).
  */
 export function* ingestBatch(
