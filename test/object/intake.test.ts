@@ -62,4 +62,25 @@ describe("intake: a batch as plain functions over the space's database", () => {
     });
     expect(rows).toEqual([{ occurred_at: NOW, clock_corrected: 0 }]);
   });
+
+  it("places a late event in the session started last before it, not in a later open one that would also hold it", async () => {
+    const at = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOString();
+    const event = (key: string, minutesAgo: number) =>
+      message({ idempotency_key: key, channel: "whatsapp", conversation_id: "c-late", occurred_at: at(minutesAgo) });
+    const sessions = await withIntake((intake, sql) => {
+      const config = { clock_tolerance_s: 300 };
+      // 34 minutes ago starts a session that closed 14 minutes ago (window 20); 10 minutes ago, the next one.
+      storeBatch(intake, caller, { items: [event("a", 34), event("b", 10)] }, NOW, config);
+      // 29 minutes ago: held by both (the later one reaches 20 minutes back), and the earlier one's it is.
+      storeBatch(intake, caller, { items: [event("late", 29)] }, NOW, config);
+      return sql
+        .exec<{ idempotency_key: string; session_id: string }>(
+          "SELECT idempotency_key, session_id FROM items ORDER BY idempotency_key",
+        )
+        .toArray();
+    });
+    const sessionOf = new Map(sessions.map((row) => [row.idempotency_key, row.session_id]));
+    expect(sessionOf.get("late")).toBe(sessionOf.get("a"));
+    expect(sessionOf.get("a")).not.toBe(sessionOf.get("b"));
+  });
 });

@@ -154,14 +154,13 @@ export class SessionPlacer {
       JSON.stringify([...bounds].map(([key, { from, to }]) => [key, from, to])),
     );
     const rows = overlay(folded, pending);
+    // Not a key's latest open session as the first candidate: it may start after an event that a
+    // session before it holds, and `#find`'s rule (the one started last before it) decides.
     for (const row of rows) {
       const session = this.#loaded(row);
       const sessions = this.#storedByKey.get(session.conversationKey) ?? [];
       sessions.push(session);
       this.#storedByKey.set(session.conversationKey, sessions);
-      const held = this.#recent.get(session.conversationKey);
-      if (session.status === "open" && (!held || held.startedAt < session.startedAt))
-        this.#recent.set(session.conversationKey, session);
     }
   }
 
