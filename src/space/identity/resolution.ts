@@ -18,6 +18,7 @@ import { noteObjectOwners, objectOwner } from "./objects";
 import { createProfile, findProfile, insertProfiles, type ProfileRecord, rootOf, rootsOf, type SubjectKind } from "./profiles";
 
 const keyOf = (handle: Handle) => `${handle.type}\n${handle.scope}\n${handle.value}`;
+const objectKey = (object: { type: string; id: string }) => `${object.type}\n${object.id}`;
 
 /**
  * Resolves the items of one batch to profiles (DESIGN 3.5), inside the batch's transaction.
@@ -63,9 +64,8 @@ export class Resolution {
     profileId ??= this.#newProfile();
     const records = this.#attach(refs.handles, known, profileId, at);
     this.#noteMeetings(records, profileId);
-    if (refs.object) {
-      const key = `${refs.object.type}\n${refs.object.id}`;
-      if (!this.#owners.has(key)) this.#owners.set(key, { ...refs.object, profileId });
+    if (refs.object && !this.#owners.has(objectKey(refs.object))) {
+      this.#owners.set(objectKey(refs.object), { ...refs.object, profileId });
     }
     return profileId;
   }
@@ -149,7 +149,7 @@ export class Resolution {
 
   /** An object's first owner: stored, else met earlier in the batch (as `INSERT OR IGNORE` would keep). */
   #ownerOf(object: { type: string; id: string }): string | null {
-    return objectOwner(this.sql, object.type, object.id) ?? this.#owners.get(`${object.type}\n${object.id}`)?.profileId ?? null;
+    return objectOwner(this.sql, object.type, object.id) ?? this.#owners.get(objectKey(object))?.profileId ?? null;
   }
 
   #rootOf(profileId: string): string | null {

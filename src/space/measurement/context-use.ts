@@ -91,9 +91,10 @@ function countAgentTurns(sql: SqlStorage, turns: readonly AgentTurn[]): void {
     entry[use]++;
   };
   // An unstamped turn is `none` whatever the space knows: only stamped ones are looked up.
-  const stamped = turns.filter((turn) => turn.stamp !== null);
+  const stamped: AgentTurn[] = [];
   for (const turn of turns) {
     if (turn.stamp === null) count({ source_id: turn.sourceId, occurred_at: turn.occurredAt }, classify(null, null, ""));
+    else stamped.push(turn);
   }
   // The turns come from the batch as parsed, not from the stored bodies: no JSON read back.
   const rows =

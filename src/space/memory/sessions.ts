@@ -154,8 +154,8 @@ export class SessionPlacer {
       JSON.stringify([...bounds].map(([key, { from, to }]) => [key, from, to])),
     );
     const rows = overlay(folded, pending);
-    // Not a key's latest open session as the first candidate: it may start after an event that a
-    // session before it holds, and `#find`'s rule (the one started last before it) decides.
+    // `#recent` starts empty: a key's latest open session may start after an event that a session
+    // before it also holds, and `#find`'s rule (the one started last before it) decides.
     for (const row of rows) {
       const session = this.#loaded(row);
       const sessions = this.#storedByKey.get(session.conversationKey) ?? [];
