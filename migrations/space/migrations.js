@@ -16,6 +16,7 @@ import m0014 from "./0014_handle_sightings.sql";
 import m0015 from "./0015_session_events.sql";
 import m0016 from "./0016_inbox_folds.sql";
 import m0017 from "./0017_served_contexts_current.sql";
+import m0018 from "./0018_search_stems.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -39,5 +40,6 @@ export default {
     m0015,
     m0016,
     m0017,
+    m0018,
   },
 };

@@ -6,6 +6,7 @@ import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
 import { foldPlacements } from "./memory/session-events";
 import { closeSessions, foldSessions } from "./memory/sessions";
+import { reindexSlice } from "./search/reindex";
 import { setTimer, type Timer, takeDueTimers } from "./timers";
 
 /** What timers changed that the object holds in memory: sessions that closed leave the hot tier. */
@@ -71,5 +72,8 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       compileSubjects(sql, profileId, { ...noSubjects(), objects: new Set([subject]) }, now);
       break;
     }
+    case "search.reindex":
+      reindexSlice(sql, now, stopwatch);
+      break;
   }
 }

@@ -82,10 +82,12 @@ describe("POST /v1/search: ranking", () => {
 
     const both = await search(space, { query: "refund invoice blender" });
     expect(both.results[0]?.snippet).toContain("**invoice**");
+    expect(both.results[1]?.snippet).toContain("**refund**");
     expect(both.results.map((result) => result.score)).toEqual(
       [...both.results.map((result) => result.score)].sort((a, b) => b - a),
     );
-    expect(both.results).toHaveLength(2);
+    // The turn after the invoice message holds none of the words: it comes last, by the words of the turn before it.
+    expect(both.results.map((result) => result.snippet.includes("**"))).toEqual([true, true, false]);
   });
 
   it("answers a natural question with the message that answers it", async () => {
@@ -100,7 +102,8 @@ describe("POST /v1/search: ranking", () => {
       200,
     );
     const answer = await search(space, { query: "When is the parcel arriving? Was it delayed?", handle: ALICE });
-    expect(answer.results[0]?.snippet).toBe("**The** courier said **the** **parcel** **is** **delayed** until Friday.");
+    // "When", "is", "the", "was" and "it" are function words: they weigh nothing and are not marked.
+    expect(answer.results[0]?.snippet).toBe("The courier said the **parcel** is **delayed** until Friday.");
     expect(answer.results[0]).toMatchObject({ kind: "message", channel: "whatsapp", conversation_id: `c-${ALICE.value}` });
   });
 
@@ -111,10 +114,10 @@ describe("POST /v1/search: ranking", () => {
     );
     const orders = Array.from({ length: 5 }, (_, i) => says(ALICE, `About my order ${i}: the order was placed in the app.`));
     await json(await batch(space, [...everyone, ...orders, says(ALICE, "The courier says it will arrive on Friday.")]), 200);
-    // Over the space, `arrive` and `will` are everywhere and `order` is rare; in Alice's history, the reverse.
+    // Over the space, `arrive` is everywhere and `order` is rare; in Alice's history, the reverse.
     const answer = await search(space, { query: "When will my order arrive?", handle: ALICE });
     expect(answer.results).toHaveLength(6);
-    expect(answer.results[0]?.snippet).toBe("The courier says it **will** **arrive** on Friday.");
+    expect(answer.results[0]?.snippet).toBe("The courier says it will **arrive** on Friday.");
   });
 
   it("leaves out an episode summary that only repeats its conversation's messages", async () => {

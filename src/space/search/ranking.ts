@@ -24,18 +24,54 @@ export function bm25(tokens: readonly Token[], weights: ReadonlyMap<string, numb
   return score;
 }
 
+/**
+ * How much a word of the turns before a message counts next to a word of its own, in BM25F: the
+ * answer to a question is often the turn after it, so the question's words find the answer at a
+ * lower weight than the question itself. Chosen on the bench's conversational question set
+ * (`test/bench/conversations.mjs`).
+ */
+export const NEAR_WEIGHT = 0.4;
+
+/** What BM25F normalizes by: rows, and the average length of each field (own words, the turns' before). */
+export interface FieldCorpus {
+  rows: number;
+  averageLength: number;
+  averageNear: number;
+}
+
+/**
+ * BM25F (Robertson, Zaragoza and Taylor, simple form) over two fields: each field's term count,
+ * normalized by its own length, weighted and summed before BM25's saturation, so a word met in
+ * both fields is not counted as two independent matches. With no near words it is `bm25`.
+ */
+export function bm25f(
+  own: readonly string[],
+  near: readonly string[],
+  weights: ReadonlyMap<string, number>,
+  corpus: FieldCorpus,
+): number {
+  const ownNorm = 1 - B + (B * own.length) / Math.max(corpus.averageLength, 1);
+  const nearNorm = 1 - B + (B * near.length) / Math.max(corpus.averageNear, 1);
+  const counts = new Map<string, number>();
+  for (const term of own) if (weights.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1 / ownNorm);
+  for (const term of near) if (weights.has(term)) counts.set(term, (counts.get(term) ?? 0) + NEAR_WEIGHT / nearNorm);
+  let score = 0;
+  for (const [term, tf] of counts) score += ((weights.get(term) ?? 0) * tf * (K1 + 1)) / (tf + K1);
+  return score;
+}
+
 export const MARK_OPEN = "**";
 export const MARK_CLOSE = "**";
 /** Tokens a snippet shows at most. */
 const SNIPPET_TOKENS = 24;
 
 /**
- * The part of a text with the most query terms in `SNIPPET_TOKENS` tokens, its matched terms
- * between `**` and `**`, with `…` where the text goes on.
+ * The part of a text with the most matched tokens in `SNIPPET_TOKENS` tokens (`matches` is asked
+ * of each folded token), its matched tokens between `**` and `**`, with `…` where the text goes on.
  */
-export function snippetOf(text: string, terms: ReadonlySet<string>): string {
+export function snippetOf(text: string, matches: (term: string) => boolean): string {
   const tokens = tokensOf(text);
-  const hit = tokens.map((token) => terms.has(token.term));
+  const hit = tokens.map((token) => matches(token.term));
   let best = 0;
   let bestHits = -1;
   let hits = 0;

@@ -1,36 +1,92 @@
 import type { Derivation } from "../memory/derivation";
 import { sessionSources } from "../memory/session-events";
 import type { SessionRecord } from "../memory/sessions";
+import { wordsBefore } from "./neighbours";
+import { stemsOf } from "./stems";
 import { idToken } from "./tokens";
 
 /**
- * What the search index holds (`search_index`, migration 0005): messages and transcripts as
- * they are stored, episode summaries and facts as the compiler writes them. Every row carries
- * one token each of its profile, its source and (derived rows) its session.
+ * What the search index holds: `search_index` (migration 0005), messages and transcripts as
+ * they are stored, episode summaries and facts as the compiler writes them, each with one token
+ * each of its profile, its source and (derived rows) its session; and `search_stems` (migration
+ * 0018), the same row (same rowid) as plain search reads it: its stems without function words,
+ * the stems of the turn before it (`near`), and its profile and source tokens.
  */
 
 /** A session's episode whose events came from more than one source: no vendor binding holds it. */
 const MIXED_SOURCES = "mixed";
 
+/** One row of both tables, before its rowid is given. */
+interface IndexRow {
+  text: string;
+  /** Stems of the turns before it (messages and transcripts). */
+  near: readonly string[];
+  profileToken: string;
+  sourceToken: string;
+  sessionToken: string | null;
+  kind: "message" | "transcript" | "episode" | "fact";
+  refId: string;
+  profileId: string;
+  occurredAt: number;
+  channel: string | null;
+  conversationId: string | null;
+}
+
+interface NewMessage {
+  seq: number;
+  item_id: string;
+  profile_id: string;
+  source_id: string;
+  session_id: string | null;
+  occurred_at: number;
+  channel: string | null;
+  conversation_id: string | null;
+  text: string | null;
+  transcript: string | null;
+  [column: string]: SqlStorageValue;
+}
+
 /**
- * Indexes the messages and transcripts stored since the last call, in the batch's transaction:
- * one set-based statement after the items (`search_state.indexed_seq` is where the last one
- * stopped, so a batch never indexes an item twice and never misses one).
+ * Indexes the messages and transcripts stored since the last call, in the batch's transaction
+ * (`search_state.indexed_seq` is where the last one stopped, so a batch never indexes an item
+ * twice and never misses one): a message with both a text and a transcript is two rows, each
+ * with the words of the turn before it in its session.
  */
 export function indexNewItems(sql: SqlStorage): void {
-  sql.exec(
-    `INSERT INTO search_index (text, profile, source, kind, ref_id, profile_id, occurred_at, channel, conversation_id)
-     SELECT m.entry_text, replace(m.profile_id, '-', ''), replace(m.source_id, '-', ''), m.entry_kind, m.item_id,
-       m.profile_id, m.occurred_at, m.channel, m.conversation_id
-     FROM (
-       SELECT i.*, i.body ->> '$.content.text' AS entry_text, 'message' AS entry_kind FROM items i
-       WHERE i.seq > (SELECT indexed_seq FROM search_state) AND i.type = 'event' AND i.kind = 'message'
-       UNION ALL
-       SELECT i.*, i.body ->> '$.content.transcript', 'transcript' FROM items i
-       WHERE i.seq > (SELECT indexed_seq FROM search_state) AND i.type = 'event' AND i.kind = 'message'
-     ) m
-     WHERE m.profile_id IS NOT NULL AND coalesce(m.entry_text, '') <> '' ORDER BY m.seq`,
-  );
+  const messages = sql
+    .exec<NewMessage>(
+      `SELECT seq, item_id, profile_id, source_id, session_id, occurred_at, channel, conversation_id,
+         body ->> '$.content.text' AS text, body ->> '$.content.transcript' AS transcript
+       FROM items WHERE seq > (SELECT indexed_seq FROM search_state) AND type = 'event' AND kind = 'message'
+         AND profile_id IS NOT NULL ORDER BY seq`,
+    )
+    .toArray()
+    .filter((message) => Boolean(message.text) || Boolean(message.transcript));
+  if (messages.length > 0) {
+    const near = wordsBefore(
+      sql,
+      messages.flatMap(({ seq, session_id, occurred_at }) =>
+        session_id === null ? [] : [{ seq, sessionId: session_id, occurredAt: occurred_at }],
+      ),
+    );
+    const rows: IndexRow[] = [];
+    for (const message of messages) {
+      const entry = {
+        near: near.get(message.seq) ?? [],
+        profileToken: idToken(message.profile_id),
+        sourceToken: idToken(message.source_id),
+        sessionToken: null,
+        refId: message.item_id,
+        profileId: message.profile_id,
+        occurredAt: message.occurred_at,
+        channel: message.channel,
+        conversationId: message.conversation_id,
+      };
+      if (message.text) rows.push({ ...entry, text: message.text, kind: "message" });
+      if (message.transcript) rows.push({ ...entry, text: message.transcript, kind: "transcript" });
+    }
+    insertRows(sql, rows);
+  }
   sql.exec("UPDATE search_state SET indexed_seq = (SELECT coalesce(max(seq), 0) FROM items)");
 }
 
@@ -50,29 +106,102 @@ export function indexSession(
     .toArray()
     .map((row) => row.rowid);
   if (stale.length > 0) {
-    sql.exec("DELETE FROM search_index WHERE rowid IN (SELECT value FROM json_each(?))", JSON.stringify(stale));
+    for (const table of ["search_index", "search_stems"]) {
+      sql.exec(`DELETE FROM ${table} WHERE rowid IN (SELECT value FROM json_each(?))`, JSON.stringify(stale));
+    }
   }
   const conversationId = session.kind === "conversation" ? session.conversationId : null;
   const sources = sessionSources(sql, session.sessionId);
-  const episodeSource = sources.length === 1 && sources[0] ? idToken(sources[0]) : MIXED_SOURCES;
-  const rows: (string | number | null)[][] = [];
+  const derived = {
+    near: [],
+    profileToken: idToken(session.profileId),
+    sessionToken,
+    profileId: session.profileId,
+    channel: session.channel,
+    conversationId,
+  };
+  const rows: IndexRow[] = [];
   if (episodeText.trim() !== "") {
-    rows.push([episodeText, episodeSource, "episode", session.sessionId, session.closedAt ?? session.lastAt]);
+    rows.push({
+      ...derived,
+      text: episodeText,
+      sourceToken: sources.length === 1 && sources[0] ? idToken(sources[0]) : MIXED_SOURCES,
+      kind: "episode",
+      refId: session.sessionId,
+      occurredAt: session.closedAt ?? session.lastAt,
+    });
   }
   for (const derivation of derivations) {
     if (derivation.type !== "fact") continue;
-    const text = `${derivation.subject.replaceAll("_", " ")}: ${derivation.body.value}`;
-    rows.push([text, idToken(derivation.sourceId), "fact", derivation.id, derivation.occurredAt]);
+    rows.push({
+      ...derived,
+      text: `${derivation.subject.replaceAll("_", " ")}: ${derivation.body.value}`,
+      sourceToken: idToken(derivation.sourceId),
+      kind: "fact",
+      refId: derivation.id,
+      occurredAt: derivation.occurredAt,
+    });
   }
+  insertRows(sql, rows);
+}
+
+/**
+ * Adds rows to both tables under the same rowids, after the last one: each table's rowid is
+ * given, so the stems row of a text is always the row of the same rowid.
+ */
+function insertRows(sql: SqlStorage, rows: readonly IndexRow[]): void {
+  if (rows.length === 0) return;
+  const last = sql.exec<{ rowid: number }>("SELECT rowid FROM search_index ORDER BY rowid DESC LIMIT 1").toArray()[0]?.rowid ?? 0;
+  sql.exec(
+    `INSERT INTO search_index (rowid, text, profile, source, session, kind, ref_id, profile_id, occurred_at, channel, conversation_id)
+     SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6,
+       r.value ->> 7, r.value ->> 8, r.value ->> 9, r.value ->> 10 FROM json_each(?) r`,
+    JSON.stringify(
+      rows.map((row, i) => [
+        last + 1 + i,
+        row.text,
+        row.profileToken,
+        row.sourceToken,
+        row.sessionToken,
+        row.kind,
+        row.refId,
+        row.profileId,
+        row.occurredAt,
+        row.channel,
+        row.conversationId,
+      ]),
+    ),
+  );
+  stemRows(
+    sql,
+    rows.map((row, i) => ({
+      rowid: last + 1 + i,
+      text: row.text,
+      near: row.near,
+      profile: row.profileToken,
+      source: row.sourceToken,
+    })),
+  );
+}
+
+/** A row of `search_stems`: the text and near words of the `search_index` row of the same rowid. */
+export interface StemsRow {
+  rowid: number;
+  text: string;
+  near: readonly string[];
+  profile: string;
+  source: string;
+}
+
+/**
+ * Writes rows of `search_stems`. `replace`: a rowid already there is replaced (the reindex may
+ * meet a row a batch wrote); batches write only new rowids, and skip the look-up.
+ */
+export function stemRows(sql: SqlStorage, rows: readonly StemsRow[], replace = false): void {
   if (rows.length === 0) return;
   sql.exec(
-    `INSERT INTO search_index (text, profile, source, session, kind, ref_id, profile_id, occurred_at, channel, conversation_id)
-     SELECT r.value ->> 0, ?, r.value ->> 1, ?, r.value ->> 2, r.value ->> 3, ?, r.value ->> 4, ?, ? FROM json_each(?) r`,
-    idToken(session.profileId),
-    sessionToken,
-    session.profileId,
-    session.channel,
-    conversationId,
-    JSON.stringify(rows),
+    `INSERT ${replace ? "OR REPLACE " : ""}INTO search_stems (rowid, stems, near, profile, source)
+     SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4 FROM json_each(?) r`,
+    JSON.stringify(rows.map((row) => [row.rowid, stemsOf(row.text).join(" "), row.near.join(" "), row.profile, row.source])),
   );
 }

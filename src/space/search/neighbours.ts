@@ -1,0 +1,94 @@
+import { stemsOf } from "./stems";
+
+/**
+ * The turns around a message, whose words `search_stems.near` holds (README "Search"): the
+ * answer to a question is often the turn after it, so a message is indexed with the words of
+ * the turn before it in its session. Only the turn before: the turn after arrives in a later
+ * batch as a rule, and giving it to the earlier row would rewrite that row's index entry
+ * (an FTS5 delete and insert) on the batch path; a question found by its answer's words helps
+ * less than the reverse. Turns are messages with text or a transcript, in memory order
+ * (`occurred_at`, then arrival); a session's events are read where memory keeps them
+ * (`session_events`, and `item_placements` until they are folded), so nothing is written for it.
+ */
+export const NEAR_TURNS = 1;
+
+/** A message being indexed: where it stands in its session. */
+export interface Turn {
+  seq: number;
+  sessionId: string;
+  occurredAt: number;
+}
+
+interface Said {
+  seq: number;
+  session_id: string;
+  occurred_at: number;
+  text: string | null;
+  transcript: string | null;
+  [column: string]: SqlStorageValue;
+}
+
+/** A message that is a turn: it says something. */
+const IS_TURN = `i.type = 'event' AND i.kind = 'message'
+  AND (coalesce(i.body ->> '$.content.text', '') <> '' OR coalesce(i.body ->> '$.content.transcript', '') <> '')`;
+
+/**
+ * For each of `turns` (by `seq`), the stems of the `NEAR_TURNS` turns before it in its session,
+ * oldest first; none for the first turn of a session. One statement for all of them: per
+ * session, its folded events from the `NEAR_TURNS`-th turn before its earliest given turn up to
+ * its latest, and its events not folded yet.
+ */
+export function wordsBefore(sql: SqlStorage, turns: readonly Turn[]): Map<number, string[]> {
+  const sessions = new Map<string, { at: number; seq: number; latest: number }>();
+  for (const { sessionId, occurredAt, seq } of turns) {
+    const span = sessions.get(sessionId);
+    if (!span) sessions.set(sessionId, { at: occurredAt, seq, latest: occurredAt });
+    else {
+      if (occurredAt < span.at || (occurredAt === span.at && seq < span.seq)) Object.assign(span, { at: occurredAt, seq });
+      span.latest = Math.max(span.latest, occurredAt);
+    }
+  }
+  if (sessions.size === 0) return new Map();
+  const said = sql
+    .exec<Said>(
+      `WITH s AS MATERIALIZED (
+         SELECT value ->> 0 AS session_id, value ->> 1 AS at, value ->> 2 AS seq, value ->> 3 AS latest FROM json_each(?1)
+       ),
+       found AS (
+         SELECT e.seq FROM s CROSS JOIN session_events e
+         WHERE e.session_id = s.session_id AND e.occurred_at <= s.latest AND e.occurred_at >= coalesce((
+           SELECT p.occurred_at FROM session_events p CROSS JOIN items i ON i.seq = p.seq
+           WHERE p.session_id = s.session_id AND p.occurred_at <= s.at AND (p.occurred_at < s.at OR p.seq < s.seq) AND ${IS_TURN}
+           ORDER BY p.occurred_at DESC, p.seq DESC LIMIT 1 OFFSET ?2), -1)
+         UNION
+         SELECT p.seq FROM item_placements p WHERE p.session_id IN (SELECT session_id FROM s)
+       )
+       SELECT i.seq, i.session_id, i.occurred_at, i.body ->> '$.content.text' AS text, i.body ->> '$.content.transcript' AS transcript
+       FROM found f CROSS JOIN items i ON i.seq = f.seq WHERE ${IS_TURN}`,
+      JSON.stringify([...sessions].map(([sessionId, { at, seq, latest }]) => [sessionId, at, seq, latest])),
+      NEAR_TURNS - 1,
+    )
+    .toArray();
+  const bySession = new Map<string, Said[]>();
+  for (const row of said) {
+    const list = bySession.get(row.session_id) ?? [];
+    list.push(row);
+    bySession.set(row.session_id, list);
+  }
+  for (const list of bySession.values()) list.sort((a, b) => a.occurred_at - b.occurred_at || a.seq - b.seq);
+  const words = new Map<number, string[]>();
+  for (const { seq, sessionId, occurredAt } of turns) {
+    const list = bySession.get(sessionId) ?? [];
+    let end = 0;
+    while (end < list.length) {
+      const other = list[end] as Said;
+      if (other.occurred_at > occurredAt || (other.occurred_at === occurredAt && other.seq >= seq)) break;
+      end++;
+    }
+    words.set(
+      seq,
+      list.slice(Math.max(0, end - NEAR_TURNS), end).flatMap((turn) => stemsOf(`${turn.text ?? ""} ${turn.transcript ?? ""}`)),
+    );
+  }
+  return words;
+}

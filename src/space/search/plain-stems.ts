@@ -1,0 +1,97 @@
+import { CANDIDATES, type Ranked, type Shown, within } from "./candidates";
+import { bm25f, type FieldCorpus, idf } from "./ranking";
+import { documentFrequency, inColumns, RARE_ROWS, scopeSizes, type TermCache, totalsOf } from "./statistics";
+import { isStopWord, stemOf } from "./stems";
+import { ftsString } from "./tokens";
+
+/**
+ * Plain text by stems (`search_stems`, README "Search"): the query's words without function
+ * words, as stems, any of which may match a row's own words or the words of the turn before it;
+ * ranked by BM25F over the two, the turn before at `NEAR_WEIGHT`. A scope of at most
+ * `CANDIDATES` rows is ranked among itself; anything larger with each stem's document frequency
+ * over the whole index, as word for word (`plain-words.ts`).
+ */
+export function rankStems(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache): Ranked[] {
+  if (stems.length === 0) return [];
+  const sizes = scope === "" ? null : scopeSizes(sql, "search_stems", scope, CANDIDATES);
+  if (!sizes) return rankWithinSpace(sql, stems, scope, cache);
+  const total = (column: number) => sizes.reduce((sum, row) => sum + (row[column] ?? 0), 0);
+  return rankWithinScope(sql, stems, scope, {
+    rows: sizes.length,
+    averageLength: total(0) / sizes.length,
+    averageNear: total(1) / sizes.length,
+  });
+}
+
+/** Both fields: a stem met in a row's own words or in the turn before it. */
+const FIELDS = "{stems near}";
+
+type Candidate = Shown & { stems: string; near: string };
+
+/** Candidates with their stems, and what a result shows of them from `search_index` (the same rowid). */
+const CANDIDATE_ROWS = `SELECT s.rowid, s.stems, s.near, i.kind, i.ref_id, i.profile_id, i.occurred_at, i.channel, i.conversation_id
+  FROM search_stems s CROSS JOIN search_index i ON i.rowid = s.rowid WHERE search_stems MATCH ?`;
+
+const matching = (stems: readonly string[]) => `${FIELDS} : (${stems.map(ftsString).join(" OR ")})`;
+
+const wordsOf = (joined: string) => (joined === "" ? [] : joined.split(" "));
+
+/** A small scope: its rows with a stem are the candidates, and the statistics are the scope's own. */
+function rankWithinScope(sql: SqlStorage, stems: readonly string[], scope: string, corpus: FieldCorpus): Ranked[] {
+  const rows = sql.exec<Candidate>(`${CANDIDATE_ROWS} LIMIT ?`, within(scope, matching(stems)), CANDIDATES).toArray();
+  const candidates = rows.map((row) => ({ row, own: wordsOf(row.stems), near: wordsOf(row.near) }));
+  const documents = new Map(stems.map((stem) => [stem, 0]));
+  for (const { own, near } of candidates) {
+    for (const stem of new Set([...own, ...near])) {
+      const count = documents.get(stem);
+      if (count !== undefined) documents.set(stem, count + 1);
+    }
+  }
+  const weights = new Map(stems.map((stem) => [stem, idf(corpus, documents.get(stem) ?? 0)]));
+  return candidates.map((candidate) => scored(candidate, weights, corpus));
+}
+
+/** The whole space, or a scope too large to count: rows with rare stems first, then the newest with the others. */
+function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache): Ranked[] {
+  const totals = totalsOf(sql, "search_stems");
+  if (totals.rows === 0) return [];
+  const corpus = {
+    rows: totals.rows,
+    averageLength: (totals.tokens[0] ?? 0) / totals.rows,
+    averageNear: (totals.tokens[1] ?? 0) / totals.rows,
+  };
+  const frequencies = stems.map((stem) => ({
+    stem,
+    documents: documentFrequency(sql, "search_stems", inColumns(FIELDS, stem), totals, cache),
+  }));
+  const rare = frequencies.filter((entry) => entry.documents <= RARE_ROWS).map((entry) => entry.stem);
+  const frequent = frequencies.filter((entry) => entry.documents > RARE_ROWS).map((entry) => entry.stem);
+  const rows = new Map<number, Candidate>();
+  for (const group of [rare, frequent]) {
+    if (group.length === 0 || rows.size >= CANDIDATES) continue;
+    const expression = within(scope, matching(group));
+    for (const row of sql.exec<Candidate>(
+      `${CANDIDATE_ROWS} ORDER BY s.rowid DESC LIMIT ?`,
+      expression,
+      CANDIDATES - rows.size,
+    )) {
+      rows.set(row.rowid, row);
+    }
+  }
+  const weights = new Map(frequencies.map(({ stem, documents }) => [stem, idf(corpus, documents)]));
+  return [...rows.values()].map((row) => scored({ row, own: wordsOf(row.stems), near: wordsOf(row.near) }, weights, corpus));
+}
+
+function scored(
+  { row, own, near }: { row: Candidate; own: string[]; near: string[] },
+  weights: ReadonlyMap<string, number>,
+  corpus: FieldCorpus,
+): Ranked {
+  const { stems: _stems, near: _near, ...shown } = row;
+  return {
+    row: { ...shown, text: null },
+    score: bm25f(own, near, weights, corpus),
+    snippet: (term) => !isStopWord(term) && weights.has(stemOf(term)),
+    matched: new Set(own.filter((stem) => weights.has(stem))),
+  };
+}

@@ -1,0 +1,37 @@
+import { stem } from "porter2";
+import { STOP_WORDS } from "./stop-words";
+import { tokensOf } from "./tokens";
+
+/**
+ * The words plain search matches by (README "Search"): each token as the index folds it, without
+ * function words, reduced to its Porter2 (Snowball English) stem, so that "moved" finds "moving".
+ * The same function makes what `search_stems` holds and the terms of a query, so both sides agree
+ * by construction. Only tokens of the letters a to z are stemmed: the algorithm is defined on
+ * them, and a token of another script, or one with digits (an order number), stays whole.
+ */
+const ENGLISH = /^[a-z]+$/;
+
+export const isStopWord = (term: string) => STOP_WORDS.has(term);
+
+/** The stem of a folded token (see `foldTerm`). */
+export const stemOf = (term: string) => (ENGLISH.test(term) ? stem(term) : term);
+
+/** The stems of a text's words that carry weight, in order: what `search_stems` holds of it. */
+export function stemsOf(text: string): string[] {
+  const stems: string[] = [];
+  for (const { term } of tokensOf(text)) if (!isStopWord(term)) stems.push(stemOf(term));
+  return stems;
+}
+
+/**
+ * The distinct stems of a plain query's words that carry weight, in the order written, at most
+ * `max`; empty when every word is a function word (such a query is searched word for word).
+ */
+export function queryStems(query: string, max: number): string[] {
+  const stems = new Set<string>();
+  for (const stem of stemsOf(query)) {
+    stems.add(stem);
+    if (stems.size >= max) break;
+  }
+  return [...stems];
+}
