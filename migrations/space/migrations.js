@@ -17,6 +17,8 @@ import m0015 from "./0015_session_events.sql";
 import m0016 from "./0016_inbox_folds.sql";
 import m0017 from "./0017_served_contexts_current.sql";
 import m0018 from "./0018_search_stems.sql";
+import m0019 from "./0019_linkage.sql";
+import m0020 from "./0020_suggestion_patterns.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -41,5 +43,7 @@ export default {
     m0016,
     m0017,
     m0018,
+    m0019,
+    m0020,
   },
 };

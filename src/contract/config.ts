@@ -7,6 +7,18 @@ const seconds = z
   .min(1)
   .max(90 * 24 * 3600);
 
+/** What an attribute of system events can be read as for identity suggestions (`identity_traits`). */
+export const AttributeTraitSchema = z.enum([
+  "full_name",
+  "given_name",
+  "family_name",
+  "birth_date",
+  "postal_code",
+  "street",
+  "locality",
+  "state",
+]);
+
 /** Keys of a space's configuration (DESIGN 3.11). Every key is optional; a missing one takes its default. */
 export const SpaceConfigValuesSchema = z
   .strictObject({
@@ -33,6 +45,13 @@ export const SpaceConfigValuesSchema = z
       .optional(),
     history_text_level: LevelSchema.optional(),
     retention_days: z.number().int().min(1).max(36_500).optional(),
+    identity_traits: z.record(z.string().min(1).max(128), AttributeTraitSchema.nullable()).optional().openapi({
+      description:
+        'Attribute names of system events read as identity traits, besides the defaults (`name`, `given_name`, `surname`, `date_of_birth`, `postal_code`, `street`, `suburb`, `state` and their usual synonyms): `{"plz": "postal_code"}`; null ignores a default name.',
+    }),
+    suggestion_threshold: z.number().min(0.5).max(0.9999).optional().openapi({
+      description: "The match probability from which a pair of profiles is suggested (default 0.9).",
+    }),
     rate_limits: z
       .strictObject({
         space_per_minute: z.number().int().min(1).optional(),

@@ -74,6 +74,31 @@ export const LinkInputSchema = z
   })
   .openapi("LinkInput");
 
+/** The comparisons a suggestion lists (`features`), in the order the job makes them. */
+export const ComparisonNameSchema = z.enum([
+  "given_name",
+  "family_name",
+  "birth_date",
+  "postal_code",
+  "street",
+  "locality",
+  "email_local",
+  "phone_national",
+  "meetings",
+]);
+
+export const SuggestionFeatureSchema = z
+  .object({
+    comparison: ComparisonNameSchema,
+    level: z
+      .string()
+      .openapi({ description: "How the two profiles' values compare (`exact`, `close`, `one_digit`…); never the values." }),
+    weight: z
+      .number()
+      .openapi({ description: "log2(m/u) of the level: what it adds to the match weight (negative: evidence against)." }),
+  })
+  .openapi("IdentitySuggestionFeature");
+
 export const SuggestionSchema = z
   .object({
     suggestion_id: z.string(),
@@ -83,8 +108,18 @@ export const SuggestionSchema = z
     profile_b: z.string(),
     identifier_a: IdentifierObjectSchema.nullable(),
     identifier_b: IdentifierObjectSchema.nullable(),
-    score: z.number().min(0).max(1),
-    features: z.object({ same_name: z.boolean(), same_postal_code: z.boolean(), co_occurrences: integer(0) }),
+    score: z
+      .number()
+      .min(0)
+      .max(1)
+      .openapi({ description: "The probability that the two profiles are one person (Fellegi-Sunter)." }),
+    match_weight: z
+      .number()
+      .openapi({ description: "The space's prior plus the features' weights, in bits: `score` = 2^w / (1 + 2^w)." }),
+    features: z.array(SuggestionFeatureSchema).openapi({
+      description:
+        "Each comparison that had a value on both sides, with its level and weight; `meetings` when their handles met in events.",
+    }),
     status: z.enum(["open", "accepted", "rejected"]),
     created_at: TimestampSchema,
   })
@@ -126,3 +161,4 @@ export type Merge = z.infer<typeof MergeSchema>;
 export type Profile = z.infer<typeof ProfileSchema>;
 export type LinkInput = z.infer<typeof LinkInputSchema>;
 export type Suggestion = z.infer<typeof SuggestionSchema>;
+export type SuggestionFeature = z.infer<typeof SuggestionFeatureSchema>;

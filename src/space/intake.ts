@@ -123,7 +123,14 @@ function storeChunk(
     }
     const itemId = uuidv7(now);
     try {
-      const profileId = applyIdentity(intake.sql, resolution, { ...candidate, itemId }, caller.sourceId, now);
+      const profileId = applyIdentity(
+        intake.sql,
+        resolution,
+        { ...candidate, itemId },
+        caller.sourceId,
+        now,
+        config.identity_traits,
+      );
       resolved.push({ ...candidate, itemId, profileId });
     } catch (error) {
       if (!(error instanceof Problem)) throw error;

@@ -114,3 +114,9 @@ export function applyReplicaSnapshot(db: Db, snapshot: ReplicaSnapshot): void {
     db.insert(replicaConfig).values(row).onConflictDoUpdate({ target: replicaConfig.id, set: row }).run();
   }
 }
+
+/** The configuration as replicated, for work the alarm runs (no request holds the object's copy there). */
+export function replicatedConfig(sql: SqlStorage): SpaceConfigValues {
+  const row = sql.exec<{ values: string }>('SELECT "values" FROM replica_config WHERE id = 1').toArray()[0];
+  return row ? (JSON.parse(row.values) as SpaceConfigValues) : {};
+}

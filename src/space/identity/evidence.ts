@@ -1,44 +1,103 @@
-import type { z } from "@hono/zod-openapi";
-import type { AttributesSchema } from "../../contract/common";
+import { type Trait, type TraitSet, VALUES_PER_TRAIT } from "./linkage/traits";
 
 /**
  * What suggestions are scored from (DESIGN 3.5): traits that system events carry in their
- * `attributes` (a name, a postal code), and profiles whose handles met in one event.
+ * `attributes` (`linkage/traits.ts`), and profiles whose handles met in one event.
  */
-export type Trait = "name" | "postal_code";
 
-/** Attribute names read as each trait (`customer.updated` from a CRM, an ERP's `zip`). */
-const TRAIT_ATTRIBUTES: Record<string, Trait> = {
-  name: "name",
-  full_name: "name",
-  postal_code: "postal_code",
-  postcode: "postal_code",
-  zip: "postal_code",
-};
+/**
+ * Notes an event's traits for its profile, at the event's memory time: a new value is added, a
+ * value given again moves to that time unless it is the latest already; either way a change is
+ * appended to `trait_changes` for the suggestions job. A value that is the latest already changes
+ * nothing, so a CRM sending the same record again costs no comparison.
+ */
+export function noteTraits(sql: SqlStorage, profileId: string, traits: readonly [Trait, string][], notedAt: number): void {
+  if (traits.length === 0) return;
+  const changed = sql
+    .exec(
+      `INSERT INTO profile_traits (profile_id, trait, value, noted_at)
+       SELECT ?1, t.value ->> 0, t.value ->> 1, ?2 FROM json_each(?3) t WHERE true
+       ON CONFLICT (profile_id, trait, value) DO UPDATE SET noted_at = excluded.noted_at
+       WHERE excluded.noted_at > profile_traits.noted_at AND EXISTS (
+         SELECT 1 FROM profile_traits o WHERE o.profile_id = profile_traits.profile_id AND o.trait = profile_traits.trait
+           AND o.noted_at >= profile_traits.noted_at AND o.seq <> profile_traits.seq)
+       RETURNING seq`,
+      profileId,
+      notedAt,
+      JSON.stringify(traits),
+    )
+    .toArray().length;
+  if (changed > 0) sql.exec("INSERT INTO trait_changes (profile_id) VALUES (?)", profileId);
+}
 
-/** The traits in an event's attributes, normalized so that spellings of one value compare equal. */
-export function traitsOf(attributes: z.infer<typeof AttributesSchema> | undefined): [Trait, string][] {
-  const out: [Trait, string][] = [];
-  for (const [name, value] of Object.entries(attributes ?? {})) {
-    const trait = TRAIT_ATTRIBUTES[name];
-    if (!trait || typeof value !== "string") continue;
-    const normalized =
-      trait === "name" ? value.trim().toLowerCase().replace(/\s+/g, " ") : value.replace(/[\s-]+/g, "").toUpperCase();
-    if (normalized) out.push([trait, normalized]);
+/**
+ * Profiles' traits as comparisons read them: per trait the latest value first, then the
+ * alternatives most recently given, `VALUES_PER_TRAIT` at most.
+ */
+export function readTraits(sql: SqlStorage, profileIds: readonly string[]): Map<string, TraitSet> {
+  const out = new Map<string, TraitSet>();
+  if (profileIds.length === 0) return out;
+  const rows = sql.exec<{ profile_id: string; trait: string; value: string }>(
+    `SELECT t.profile_id, t.trait, t.value FROM json_each(?) p CROSS JOIN profile_traits t ON t.profile_id = p.value
+     ORDER BY t.profile_id, t.trait, t.noted_at DESC, t.seq DESC`,
+    JSON.stringify(profileIds),
+  );
+  for (const row of rows) {
+    const set = out.get(row.profile_id) ?? {};
+    const values = set[row.trait as Trait] ?? [];
+    if (values.length < VALUES_PER_TRAIT) values.push(row.value);
+    set[row.trait as Trait] = values;
+    out.set(row.profile_id, set);
   }
   return out;
 }
 
-export function noteTrait(sql: SqlStorage, profileId: string, trait: Trait, value: string): void {
-  sql.exec(
-    "INSERT INTO profile_traits (profile_id, trait, value) VALUES (?, ?, ?) ON CONFLICT (profile_id, trait) DO UPDATE SET value = excluded.value",
-    profileId,
-    trait,
-    value,
-  );
+/** The profiles whose traits changed after `after` (a `trait_changes` seq), up to `through`, `limit` rows at most. */
+export function traitChangesAfter(
+  sql: SqlStorage,
+  after: number,
+  through: number,
+  limit: number,
+): { profiles: string[]; last: number | null } {
+  const rows = sql
+    .exec<{ seq: number; profile_id: string }>(
+      "SELECT seq, profile_id FROM trait_changes WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+      after,
+      through,
+      limit,
+    )
+    .toArray();
+  return { profiles: [...new Set(rows.map((row) => row.profile_id))], last: rows.at(-1)?.seq ?? null };
 }
 
-/** Two profiles' handles met in one event: counted per pair, the pair in a fixed order. */
+/** Forgets the changes a run has read (`seq` up to `through`). */
+export function forgetTraitChanges(sql: SqlStorage, after: number, through: number): void {
+  sql.exec("DELETE FROM trait_changes WHERE seq > ? AND seq <= ?", after, through);
+}
+
+/** The last change noted so far: a run reads the changes up to it, later ones wait for the next run. */
+export function lastTraitChange(sql: SqlStorage): number {
+  return sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM trait_changes").one().seq ?? 0;
+}
+
+/**
+ * A random sample of profiles with traits, the same for the same table (the seqs drawn from
+ * `rand` pick the trait row at or after each, so a profile with more values is a little likelier).
+ */
+export function sampleProfiles(sql: SqlStorage, count: number, rand: () => number): string[] {
+  const last = sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM profile_traits").one().seq ?? 0;
+  if (last === 0) return [];
+  const seqs = Array.from({ length: count }, () => 1 + Math.floor(rand() * last));
+  const rows = sql.exec<{ profile_id: string | null }>(
+    "SELECT (SELECT profile_id FROM profile_traits WHERE seq >= s.value ORDER BY seq LIMIT 1) AS profile_id FROM json_each(?) s",
+    JSON.stringify(seqs),
+  );
+  const out = new Set<string>();
+  for (const row of rows) if (row.profile_id !== null) out.add(row.profile_id);
+  return [...out];
+}
+
+/** Two profiles' handles met (in `count` events): the pair in a fixed order, its first handles kept. */
 export interface CoOccurrence {
   profileA: string;
   profileB: string;
@@ -65,4 +124,20 @@ export function noteCoOccurrences(sql: SqlStorage, meetings: readonly CoOccurren
      ON CONFLICT (profile_a, profile_b) DO UPDATE SET count = count + excluded.count`,
     JSON.stringify(meetings.map((m) => [m.profileA, m.profileB, m.handleA, m.handleB, m.count])),
   );
+}
+
+/** Meetings after the pair `after`, in pair order, `limit` at most. */
+export function meetingsAfter(
+  sql: SqlStorage,
+  after: [string, string],
+  limit: number,
+): { profileA: string; profileB: string; count: number }[] {
+  return sql
+    .exec<{ profile_a: string; profile_b: string; count: number }>(
+      "SELECT profile_a, profile_b, count FROM co_occurrences WHERE (profile_a, profile_b) > (?, ?) ORDER BY profile_a, profile_b LIMIT ?",
+      ...after,
+      limit,
+    )
+    .toArray()
+    .map((row) => ({ profileA: row.profile_a, profileB: row.profile_b, count: row.count }));
 }

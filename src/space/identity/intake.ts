@@ -1,6 +1,7 @@
 import type { BatchItem } from "../../contract/batch";
-import { noteTrait, traitsOf } from "./evidence";
+import { noteTraits } from "./evidence";
 import type { Handle } from "./handles";
+import { handleTraits, type TraitMapping, traitsOf } from "./linkage/traits";
 import type { Resolution } from "./resolution";
 import { raiseLevel } from "./verification";
 
@@ -15,7 +16,8 @@ export interface IdentityInput {
 /**
  * The identity effects of one item, in the batch's transaction (DESIGN 3.5), and the profile the
  * item belongs to (null for items about no one: session ends, handoffs, heartbeats). Throws a
- * Problem for an item that names a profile the space does not have.
+ * Problem for an item that names a profile the space does not have. `traitMapping` is the
+ * space's `identity_traits`.
  */
 export function applyIdentity(
   sql: SqlStorage,
@@ -23,6 +25,7 @@ export function applyIdentity(
   input: IdentityInput,
   sourceId: string,
   now: number,
+  traitMapping: TraitMapping = {},
 ): string | null {
   const { item, handles, occurredAt } = input;
   switch (item.type) {
@@ -38,7 +41,9 @@ export function applyIdentity(
         occurredAt,
       );
       if (item.kind === "system_event") {
-        for (const [trait, value] of traitsOf(item.attributes)) noteTrait(sql, profileId, trait, value);
+        // A record with traits (a CRM's customer) also gives its handles' comparable parts.
+        const traits = traitsOf(item.attributes, traitMapping);
+        if (traits.length > 0) noteTraits(sql, profileId, [...traits, ...handleTraits(handles)], occurredAt);
       }
       return profileId;
     }

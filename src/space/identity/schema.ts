@@ -116,22 +116,32 @@ export const links = sqliteTable(
 );
 
 /**
- * Evidence for suggestions: traits (`name`, `postal_code`) from system events' attributes, and
- * profiles seen together in one event. Owned by `evidence.ts`.
+ * Evidence for suggestions: every value a profile's system events gave each trait
+ * (`linkage/traits.ts`), with the memory time it was last given (the latest value counts, the
+ * others are alternatives). Owned by `evidence.ts`.
  */
 export const profileTraits = sqliteTable(
   "profile_traits",
   {
+    seq: integer("seq").primaryKey(),
     profileId: text("profile_id").notNull(),
     trait: text("trait").notNull(),
     value: text("value").notNull(),
+    notedAt: integer("noted_at").notNull().default(0),
   },
-  (table) => [
-    primaryKey({ columns: [table.profileId, table.trait] }),
-    index("profile_traits_value").on(table.trait, table.value, table.profileId),
-  ],
+  (table) => [uniqueIndex("profile_traits_value").on(table.profileId, table.trait, table.value)],
 );
 
+/**
+ * Profiles whose traits changed since the suggestions job last read them, appended by batches
+ * (no index: a batch writes a page at the table's end). Owned by `evidence.ts`.
+ */
+export const traitChanges = sqliteTable("trait_changes", {
+  seq: integer("seq").primaryKey(),
+  profileId: text("profile_id").notNull(),
+});
+
+/** Profiles that met in one event (their handles did), counted. Owned by `evidence.ts`. */
 export const coOccurrences = sqliteTable(
   "co_occurrences",
   {
@@ -144,6 +154,56 @@ export const coOccurrences = sqliteTable(
   (table) => [primaryKey({ columns: [table.profileA, table.profileB] })],
 );
 
+/**
+ * Blocking keys of each profile with traits (`linkage/blocking.ts`): profiles sharing a key are
+ * compared. Owned by `linkage/pairs.ts`.
+ */
+export const linkageKeys = sqliteTable(
+  "linkage_keys",
+  {
+    key: text("key").notNull(),
+    profileId: text("profile_id").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.key, table.profileId] }), index("linkage_keys_profile").on(table.profileId)],
+);
+
+/** The profiles a run of the suggestions job compares again. Owned by `linkage/pairs.ts`. */
+export const linkageDirty = sqliteTable("linkage_dirty", {
+  profileId: text("profile_id").primaryKey(),
+});
+
+/**
+ * Every candidate pair of profiles (`profile_a` < `profile_b`) with its comparison pattern
+ * (`linkage/comparisons.ts`) and how many events their handles met in. Owned by `linkage/pairs.ts`.
+ */
+export const linkagePairs = sqliteTable(
+  "linkage_pairs",
+  {
+    profileA: text("profile_a").notNull(),
+    profileB: text("profile_b").notNull(),
+    pattern: text("pattern").notNull(),
+    meetings: integer("meetings").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.profileA, table.profileB] }), index("linkage_pairs_b").on(table.profileB)],
+);
+
+/** How many candidate pairs have each pattern: what EM estimates m from. Owned by `linkage/pairs.ts`. */
+export const linkagePatterns = sqliteTable("linkage_patterns", {
+  pattern: text("pattern").primaryKey(),
+  pairs: integer("pairs").notNull(),
+});
+
+/**
+ * One row: the weights the last run estimated (m, u, prior; null before the first), and how many
+ * profiles have a blocking key (the pairs EM's prior is over). Owned by `linkage/model-store.ts`.
+ */
+export const linkageModel = sqliteTable("linkage_model", {
+  id: integer("id").primaryKey(),
+  model: text("model", { mode: "json" }),
+  profiles: integer("profiles").notNull().default(0),
+  estimatedAt: integer("estimated_at"),
+});
+
 /** Candidate pairs for review. Owned by `suggestions.ts`. */
 export const suggestions = sqliteTable(
   "suggestions",
@@ -154,14 +214,19 @@ export const suggestions = sqliteTable(
     handleA: text("handle_a").notNull(),
     handleB: text("handle_b").notNull(),
     score: real("score").notNull(),
-    sameName: integer("same_name", { mode: "boolean" }).notNull(),
-    samePostalCode: integer("same_postal_code", { mode: "boolean" }).notNull(),
+    /** The comparison pattern of the pair's best member pair, for `features`; at dismissal, the evidence a return must beat. */
+    pattern: text("pattern").notNull().default(""),
     coOccurrences: integer("co_occurrences").notNull(),
     status: text("status").notNull(),
+    /** The run of the job that last found the pair (its start): an open suggestion no run finds again is withdrawn. */
+    run: integer("run").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (table) => [uniqueIndex("suggestions_pair").on(table.profileA, table.profileB), index("suggestions_status").on(table.status)],
+  (table) => [
+    uniqueIndex("suggestions_pair").on(table.profileA, table.profileB),
+    index("suggestions_status_run").on(table.status, table.run),
+  ],
 );
 
 /** The last finished run of each offline job, for operators and the benchmark. Owned by `suggestion-job.ts`. */

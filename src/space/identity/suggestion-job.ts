@@ -1,30 +1,84 @@
-import type { Suggestion } from "../../contract/identity";
+import { replicatedConfig } from "../replica";
 import { setTimer, setTimerOnce } from "../timers";
+import { forgetTraitChanges, lastTraitChange, meetingsAfter, readTraits, sampleProfiles, traitChangesAfter } from "./evidence";
 import { firstActiveHandles } from "./handle-store";
-import { type Candidate, recordCandidates } from "./suggestions";
+import { blockingKeys, MAX_BLOCK } from "./linkage/blocking";
+import { compareTraits, decodePattern, encodePattern } from "./linkage/comparisons";
+import { countKeyedProfiles, currentModel, keyedProfiles, saveModel } from "./linkage/model-store";
+import {
+  addPairs,
+  dirtyAfter,
+  forgetDirty,
+  keptPairs,
+  markDirty,
+  type PairRow,
+  pairsAfter,
+  partnersOf,
+  patternCounts,
+  setMeetings,
+  writeKeys,
+} from "./linkage/pairs";
+import { sampleU, seeded } from "./linkage/random-pairs";
+import { DEFAULT_SUGGESTION_THRESHOLD } from "./linkage/threshold";
+import type { TraitSet } from "./linkage/traits";
+import {
+  addUSamples,
+  emptyUSample,
+  estimateModel,
+  levelWeights,
+  matchWeight,
+  probabilityOf,
+  type USample,
+  uFromSample,
+} from "./linkage/weights";
+import { type FoundPair, recordFound, withdrawUnfound } from "./suggestions";
 
 /**
- * The offline job that finds candidate pairs (DESIGN 3.5), run from the object's alarm in
- * slices, so that a space's requests are never held up for more than a few milliseconds: each
- * slice reads a bounded number of rows and hands the job's state to the next slice through its
- * timer. First it walks the names (profiles sharing one), then the profiles whose handles met
- * in one event. Postal codes are not walked: a shared postal code alone (0.3) or with a meeting
- * reaches the threshold only through a name or a meeting, and both walks weigh it for each pair.
+ * The offline job that finds suggestions by probabilistic record linkage (DESIGN 3.5, issue 30),
+ * run from the object's alarm in slices, so that a space's requests are never held up for more
+ * than a few milliseconds: each slice runs steps of bounded size while its stopwatch allows, and
+ * hands the job's state to the next slice through its timer. A run:
+ *   1. `changes`: reads the profiles whose traits changed since the last run, marks them to be
+ *      compared again (forgetting their pairs) and writes their blocking keys anew;
+ *   2. `pairs`: compares each of them with the profiles sharing a key (keys held by more than
+ *      `MAX_BLOCK` profiles skipped), keeping each pair's comparison pattern;
+ *   3. `meetings`: adds the pairs whose handles met in an event, with their count;
+ *   4. `sample`: compares random pairs of the space, for u;
+ *   5. `estimate`: m and the prior by EM over the kept pairs' patterns;
+ *   6. `score`: weighs every kept pair, suggesting those that reach the threshold;
+ *   7. `withdraw`: withdraws open suggestions the run did not find again; `tidy` forgets the marks.
+ * Pairs of unchanged profiles are not compared again, only weighed again: the weights move as
+ * the space grows.
  */
+export type Phase = "changes" | "pairs" | "meetings" | "sample" | "estimate" | "score" | "withdraw" | "tidy";
+
 export interface JobState {
-  phase: "names" | "meetings";
-  /** Where the walk stopped: the last row read. */
+  phase: Phase;
+  /** Where the phase's walk stopped: the last row read. */
   after: string[] | null;
+  /** The last `trait_changes` row read, and the last one this run reads (later ones wait for the next run). */
+  seq: number;
+  through: number;
+  /** Sample chunks compared, and what they found. */
+  chunk: number;
+  sample: USample | null;
+  threshold: number;
   startedAt: number;
   slices: number;
   /** The longest slice so far, by the stopwatch the alarm hands in. */
   maxSliceMs: number;
 }
 
-/** Evidence rows one slice covers (measured by `npm run bench`: `suggestions_max_slice_ms`). */
-export const SLICE_ROWS = 100;
-/** A value shared by more profiles than this (a common name) is no evidence. */
-export const MAX_GROUP = 20;
+/** A slice runs steps while its stopwatch shows less than this (measured by `npm run bench`: `suggestions_max_slice_ms`). */
+export const SLICE_BUDGET_MS = 5;
+/** And at most this many steps: in production the clock stands still during work. */
+export const SLICE_STEPS = 4;
+/** Rows one step reads in each phase. */
+const STEP = { changes: 100, pairs: 25, meetings: 100, score: 250, withdraw: 500, tidy: 2_000 } as const;
+/** The sample for u: chunks of profiles, pairs compared in each. */
+export const SAMPLE_CHUNKS = 8;
+const SAMPLE_PROFILES = 250;
+const SAMPLE_PAIRS = 1_250;
 /** How long after a write the job waits, so that a burst of writes makes one run. */
 export const DEBOUNCE_MS = 30_000;
 
@@ -40,17 +94,31 @@ export function startSuggestions(sql: SqlStorage, now: number): void {
     requestSuggestions(sql, now);
     return;
   }
-  const state: JobState = { phase: "names", after: null, startedAt: now, slices: 0, maxSliceMs: 0 };
+  const state: JobState = {
+    phase: "changes",
+    after: null,
+    seq: 0,
+    through: lastTraitChange(sql),
+    chunk: 0,
+    sample: null,
+    threshold: replicatedConfig(sql).suggestion_threshold ?? DEFAULT_SUGGESTION_THRESHOLD,
+    startedAt: now,
+    slices: 0,
+    maxSliceMs: 0,
+  };
   setTimer(sql, { kind: "suggestions.run", key: "", dueAt: now, payload: state });
 }
 
 /**
- * One slice of a run; the next is due at once, until the walk is done. `stopwatch` measures the
+ * One slice of a run; the next is due at once, until the run is done. `stopwatch` measures the
  * slice (wall time where the runtime lets it advance during work, as under `wrangler dev`).
  */
 export function continueSuggestions(sql: SqlStorage, state: JobState, now: number, stopwatch: () => number): void {
   const started = stopwatch();
-  const next = state.phase === "names" ? namesSlice(sql, state, now) : meetingsSlice(sql, state, now);
+  let next: JobState | null = state;
+  for (let steps = 0; next && steps < SLICE_STEPS && (steps === 0 || stopwatch() - started < SLICE_BUDGET_MS); steps++) {
+    next = step(sql, next, now);
+  }
   const slices = state.slices + 1;
   const maxSliceMs = Math.max(state.maxSliceMs, stopwatch() - started);
   if (next) {
@@ -65,6 +133,141 @@ export function continueSuggestions(sql: SqlStorage, state: JobState, now: numbe
     slices,
     maxSliceMs,
   );
+}
+
+/** A whole run at once, for tests that compare runs: the same steps a sliced run takes. */
+export function runSuggestionsNow(sql: SqlStorage, now: number): void {
+  startSuggestions(sql, now);
+  const row = sql.exec<{ payload: string }>("SELECT payload FROM timers WHERE kind = 'suggestions.run'").toArray()[0];
+  if (!row) return;
+  sql.exec("DELETE FROM timers WHERE kind = 'suggestions.run'");
+  let state: JobState | null = JSON.parse(row.payload) as JobState;
+  while (state) state = step(sql, state, now);
+}
+
+function step(sql: SqlStorage, state: JobState, now: number): JobState | null {
+  switch (state.phase) {
+    case "changes":
+      return changesStep(sql, state);
+    case "pairs":
+      return pairsStep(sql, state);
+    case "meetings":
+      return meetingsStep(sql, state);
+    case "sample":
+      return sampleStep(sql, state);
+    case "estimate":
+      return estimateStep(sql, state, now);
+    case "score":
+      return scoreStep(sql, state, now);
+    case "withdraw":
+      return withdrawUnfound(sql, state.startedAt, STEP.withdraw) > 0 ? state : { ...state, phase: "tidy" };
+    case "tidy":
+      return forgetDirty(sql, STEP.tidy) > 0 ? state : null;
+  }
+}
+
+const then = (state: JobState, phase: Phase): JobState => ({ ...state, phase, after: null });
+
+function changesStep(sql: SqlStorage, state: JobState): JobState {
+  const { profiles, last } = traitChangesAfter(sql, state.seq, state.through, STEP.changes);
+  if (last === null) return then(state, "pairs");
+  markDirty(sql, profiles);
+  const traits = readTraits(sql, profiles);
+  countKeyedProfiles(sql, writeKeys(sql, new Map(profiles.map((id) => [id, blockingKeys(traits.get(id) ?? {})]))));
+  forgetTraitChanges(sql, state.seq, last);
+  return { ...state, seq: last };
+}
+
+/** Compares pairs of profiles, in `profile_a` < `profile_b` order, with `meetings`. */
+function compared(sql: SqlStorage, pairs: readonly [string, string, number][]): PairRow[] {
+  const traits = readTraits(sql, [...new Set(pairs.flatMap(([a, b]) => [a, b]))]);
+  return pairs.map(([p, q, meetings]) => {
+    const [a, b] = p < q ? [p, q] : [q, p];
+    const pattern = encodePattern(compareTraits(traits.get(a) ?? ({} as TraitSet), traits.get(b) ?? {}));
+    return { profileA: a, profileB: b, pattern, meetings };
+  });
+}
+
+function pairsStep(sql: SqlStorage, state: JobState): JobState {
+  const dirty = dirtyAfter(sql, state.after?.[0] ?? "", STEP.pairs);
+  const last = dirty.at(-1);
+  if (last === undefined) return then(state, "meetings");
+  addPairs(
+    sql,
+    compared(
+      sql,
+      partnersOf(sql, dirty, MAX_BLOCK).map(([p, q]) => [p, q, 0]),
+    ),
+  );
+  return { ...state, after: [last] };
+}
+
+function meetingsStep(sql: SqlStorage, state: JobState): JobState {
+  const meetings = meetingsAfter(sql, (state.after ?? ["", ""]) as [string, string], STEP.meetings);
+  const last = meetings.at(-1);
+  if (!last) return then(state, "sample");
+  const kept = keptPairs(
+    sql,
+    meetings.map((meeting) => [meeting.profileA, meeting.profileB]),
+  );
+  const update: PairRow[] = [];
+  const fresh: [string, string, number][] = [];
+  for (const meeting of meetings) {
+    const pair = kept.get(`${meeting.profileA}|${meeting.profileB}`);
+    if (!pair) fresh.push([meeting.profileA, meeting.profileB, meeting.count]);
+    else if (pair.meetings !== meeting.count) update.push({ ...pair, meetings: meeting.count });
+  }
+  setMeetings(sql, update);
+  addPairs(sql, compared(sql, fresh));
+  return { ...state, after: [last.profileA, last.profileB] };
+}
+
+/** One chunk of the sample: the same profiles and pairs for the same space (seeded by its size). */
+function sampleStep(sql: SqlStorage, state: JobState): JobState {
+  if (state.chunk >= SAMPLE_CHUNKS) return then(state, "estimate");
+  const seed = keyedProfiles(sql) * SAMPLE_CHUNKS + state.chunk;
+  const rand = seeded(seed);
+  const ids = sampleProfiles(sql, SAMPLE_PROFILES, rand);
+  const traits = readTraits(sql, ids);
+  const chunk = sampleU(
+    ids.map((id) => traits.get(id) ?? {}),
+    SAMPLE_PAIRS,
+    rand,
+  );
+  return { ...state, chunk: state.chunk + 1, sample: addUSamples(state.sample ?? emptyUSample(), chunk) };
+}
+
+function estimateStep(sql: SqlStorage, state: JobState, now: number): JobState {
+  const profiles = keyedProfiles(sql);
+  const model = estimateModel(
+    patternCounts(sql).map(([pattern, count]) => [decodePattern(pattern), count]),
+    uFromSample(state.sample ?? emptyUSample()),
+    Math.max(1, (profiles * (profiles - 1)) / 2),
+  );
+  saveModel(sql, model, now);
+  return { ...then(state, "score"), sample: null };
+}
+
+function scoreStep(sql: SqlStorage, state: JobState, now: number): JobState {
+  const pairs = pairsAfter(sql, (state.after ?? ["", ""]) as [string, string], STEP.score);
+  const last = pairs.at(-1);
+  if (!last) return then(state, "withdraw");
+  const model = currentModel(sql);
+  const weights = levelWeights(model);
+  const scores = new Map<string, number>();
+  const found: FoundPair[] = [];
+  for (const pair of pairs) {
+    const key = `${pair.pattern}|${pair.meetings}`;
+    let score = scores.get(key);
+    if (score === undefined) {
+      score =
+        Math.round(probabilityOf(matchWeight(decodePattern(pair.pattern), weights, model.lambda, pair.meetings)) * 1000) / 1000;
+      scores.set(key, score);
+    }
+    if (score >= state.threshold) found.push({ ...pair, score });
+  }
+  recordFound(sql, found, state.startedAt, (roots) => firstActiveHandles(sql, roots), now);
+  return { ...state, after: [last.profileA, last.profileB] };
 }
 
 export interface JobStatus {
@@ -96,124 +299,4 @@ export function suggestionJobStatus(sql: SqlStorage): JobStatus {
         }
       : null,
   };
-}
-
-/**
- * What each candidate pair of roots shares, over every profile merged into each, with the
- * suggestion it already has: one statement for a whole slice of pairs (`pairs(ra, rb)`, ra < rb).
- * Their handles are read only for the few pairs that become a suggestion.
- * `CROSS JOIN` fixes SQLite's join order: from a root's few profiles to their traits, never
- * from every profile with a trait.
- */
-const shared = (trait: "name" | "postal_code") => `
-    EXISTS (SELECT 1 FROM profiles px CROSS JOIN profile_traits x CROSS JOIN profile_traits y CROSS JOIN profiles py
-      WHERE px.root_id = pairs.ra AND x.profile_id = px.profile_id AND x.trait = '${trait}'
-        AND y.trait = x.trait AND y.value = x.value AND py.profile_id = y.profile_id AND py.root_id = pairs.rb)`;
-
-/** `sameName`: whether a pair shares a name, in SQL (the walk of names knows it does). */
-const candidatesOf = (sameName: string) => `
-  SELECT pairs.ra, pairs.rb, ${sameName} AS same_name, ${shared("postal_code")} AS same_postal_code,
-    (SELECT coalesce(sum(c.count), 0) FROM profiles pa JOIN profiles pb ON pb.root_id = pairs.rb
-      JOIN co_occurrences c ON c.profile_a = min(pa.profile_id, pb.profile_id) AND c.profile_b = max(pa.profile_id, pb.profile_id)
-      WHERE pa.root_id = pairs.ra) AS co_occurrences,
-    s.suggestion_id, s.status, s.score, s.same_name AS was_same_name, s.same_postal_code AS was_same_postal_code,
-    s.co_occurrences AS was_co_occurrences
-  FROM pairs LEFT JOIN suggestions s ON s.profile_a = pairs.ra AND s.profile_b = pairs.rb`;
-
-/** The candidates among roots sharing a name within a range of names; a name shared too widely is left out. */
-const BY_NAME = `
-  WITH members AS (
-    SELECT t.value, p.root_id AS root FROM profile_traits t JOIN profiles p ON p.profile_id = t.profile_id
-    WHERE t.trait = 'name' AND t.value > ?1 AND t.value <= ?2
-  ),
-  kept AS (
-    SELECT m.* FROM members m JOIN (
-      SELECT value FROM members GROUP BY value HAVING count(DISTINCT root) BETWEEN 2 AND ?3
-    ) g ON g.value = m.value
-  ),
-  pairs AS (SELECT DISTINCT a.root AS ra, b.root AS rb FROM kept a JOIN kept b ON a.value = b.value AND a.root < b.root)
-  ${candidatesOf("1")}`;
-
-/** The candidates among roots whose profiles met in a range of `co_occurrences` rows. */
-const BY_MEETING = `
-  WITH met AS (
-    SELECT pa.root_id AS x, pb.root_id AS y FROM co_occurrences c
-    JOIN profiles pa ON pa.profile_id = c.profile_a JOIN profiles pb ON pb.profile_id = c.profile_b
-    WHERE (c.profile_a, c.profile_b) > (?1, ?2) AND (c.profile_a, c.profile_b) <= (?3, ?4)
-  ),
-  pairs AS (SELECT DISTINCT min(x, y) AS ra, max(x, y) AS rb FROM met WHERE x <> y)
-  ${candidatesOf(shared("name"))}`;
-
-interface CandidateRow {
-  ra: string;
-  rb: string;
-  same_name: number;
-  same_postal_code: number;
-  co_occurrences: number;
-  suggestion_id: string | null;
-  status: string | null;
-  score: number | null;
-  was_same_name: number | null;
-  was_same_postal_code: number | null;
-  was_co_occurrences: number | null;
-  [column: string]: SqlStorageValue;
-}
-
-function recordAll(sql: SqlStorage, query: string, bindings: SqlStorageValue[], now: number): void {
-  const candidates = sql
-    .exec<CandidateRow>(query, ...bindings)
-    .toArray()
-    .map(
-      (row): Candidate => ({
-        profileA: row.ra,
-        profileB: row.rb,
-        features: {
-          sameName: row.same_name === 1,
-          samePostalCode: row.same_postal_code === 1,
-          coOccurrences: row.co_occurrences,
-        },
-        existing:
-          row.suggestion_id === null
-            ? null
-            : {
-                suggestionId: row.suggestion_id,
-                status: row.status as Suggestion["status"],
-                score: row.score ?? 0,
-                features: {
-                  sameName: row.was_same_name === 1,
-                  samePostalCode: row.was_same_postal_code === 1,
-                  coOccurrences: row.was_co_occurrences ?? 0,
-                },
-              },
-      }),
-    );
-  recordCandidates(sql, candidates, (roots) => firstActiveHandles(sql, roots), now);
-}
-
-/** The key `SLICE_ROWS` rows past `after` (where this slice ends), or null when the rest fits in it. */
-function sliceEnd(sql: SqlStorage, query: string, after: SqlStorageValue[]): string[] | null {
-  const row = sql.exec<Record<string, string>>(query, ...after, SLICE_ROWS).toArray()[0];
-  return row ? Object.values(row) : null;
-}
-
-function namesSlice(sql: SqlStorage, state: JobState, now: number): JobState | null {
-  const after = state.after ?? [""];
-  const end = sliceEnd(
-    sql,
-    "SELECT value FROM profile_traits WHERE trait = 'name' AND value > ? ORDER BY value, profile_id LIMIT 1 OFFSET ?",
-    after,
-  );
-  recordAll(sql, BY_NAME, [...after, ...(end ?? ["\uffff"]), MAX_GROUP], now);
-  return end ? { ...state, after: end } : { ...state, phase: "meetings", after: null };
-}
-
-function meetingsSlice(sql: SqlStorage, state: JobState, now: number): JobState | null {
-  const after = state.after ?? ["", ""];
-  const end = sliceEnd(
-    sql,
-    "SELECT profile_a, profile_b FROM co_occurrences WHERE (profile_a, profile_b) > (?, ?) ORDER BY profile_a, profile_b LIMIT 1 OFFSET ?",
-    after,
-  );
-  recordAll(sql, BY_MEETING, [...after, ...(end ?? ["\uffff", ""])], now);
-  return end ? { ...state, after: end } : null;
 }

@@ -1,38 +1,23 @@
-import type { Suggestion } from "../../contract/identity";
+import type { Suggestion, SuggestionFeature } from "../../contract/identity";
 import { decodeCursor, pageFrom } from "../../http/cursor";
 import { Problem } from "../../http/problem";
 import { uuidv7 } from "../../ids";
 import { findHandleById } from "./handle-store";
+import { COMPARISONS, decodePattern } from "./linkage/comparisons";
+import { currentModel } from "./linkage/model-store";
+import { levelWeights, MEETING_WEIGHTS, type Model, matchWeight } from "./linkage/weights";
 import type { Visibility } from "./masking";
 import { mergeRoots } from "./merges";
 import { identifierObject } from "./profile-view";
 import { rootOf } from "./profiles";
 
-/** What a pair of profiles has in common (SPEC's `features`). */
-export interface Features {
-  sameName: boolean;
-  samePostalCode: boolean;
-  coOccurrences: number;
-}
-
-/**
- * How likely two profiles are one subject: 1 − ∏(1 − wᵢ) over independent evidence. A shared
- * name (0.4) or postal code (0.3) alone is not enough; both together are, and so is one event in
- * which their handles met (each halves the doubt).
- */
-export function scoreOf(features: Features): number {
-  const doubt = (features.sameName ? 0.6 : 1) * (features.samePostalCode ? 0.7 : 1) * 0.5 ** features.coOccurrences;
-  return Math.round((1 - doubt) * 1000) / 1000;
-}
-
-/** Pairs scoring at least this are suggested. */
-export const SUGGESTION_THRESHOLD = 0.5;
-
-/** New evidence that a rejected pair did not have: a feature it lacked, or more meetings. */
-function stronger(now: Features, then: Features): boolean {
-  return (
-    (now.sameName && !then.sameName) || (now.samePostalCode && !then.samePostalCode) || now.coOccurrences > then.coOccurrences
-  );
+/** A candidate pair of profiles that reached the threshold in a run: its probability and evidence. */
+export interface FoundPair {
+  profileA: string;
+  profileB: string;
+  score: number;
+  pattern: string;
+  meetings: number;
 }
 
 interface SuggestionRow {
@@ -42,76 +27,158 @@ interface SuggestionRow {
   handle_a: string;
   handle_b: string;
   score: number;
-  same_name: number;
-  same_postal_code: number;
+  pattern: string;
   co_occurrences: number;
   status: string;
+  run: number;
   created_at: number;
   updated_at: number;
   [column: string]: SqlStorageValue;
 }
 
-/** A pair of root profiles the job found, what they share, and the suggestion it already has (if any). */
-export interface Candidate {
-  profileA: string;
-  profileB: string;
-  features: Features;
-  existing: { suggestionId: string; status: Suggestion["status"]; score: number; features: Features } | null;
+/** A level's rank, strongest first; a missing value sits between agreeing and `different`. */
+function rank(level: number | null, levels: number): number {
+  return level === null ? levels - 1.5 : level;
 }
 
 /**
- * Records what the job found for a slice of pairs (`profileA` < `profileB`): a new open
- * suggestion when the score reaches the threshold; an open one updated; a rejected one opened
- * again only on new evidence; an accepted one left alone. Writes only what changes, in one
- * statement for the new and one for the changed; `handlesOf` names each new side's handle.
+ * New evidence that a dismissed pair did not have: a comparison at a stronger level than when it
+ * was dismissed (a value now agreeing, or agreeing more closely), or more meetings.
  */
-export function recordCandidates(
+export function strongerEvidence(
+  now: { pattern: string; meetings: number },
+  then: { pattern: string; meetings: number },
+): boolean {
+  if (now.meetings > then.meetings) return true;
+  const [levelsNow, levelsThen] = [decodePattern(now.pattern), decodePattern(then.pattern)];
+  return COMPARISONS.some(
+    (comparison, k) =>
+      rank(levelsNow[k] ?? null, comparison.levels.length) < rank(levelsThen[k] ?? null, comparison.levels.length),
+  );
+}
+
+interface Existing {
+  ra: string;
+  rb: string;
+  suggestion_id: string | null;
+  status: string | null;
+  score: number | null;
+  pattern: string | null;
+  co_occurrences: number | null;
+  run: number | null;
+  [column: string]: SqlStorageValue;
+}
+
+/**
+ * Records what a run found for a slice of pairs that reached the threshold, as pairs of the
+ * profiles that answer for them now (roots): a new open suggestion; an open one found again
+ * (stamped with the run, its score the best of the run's member pairs); a rejected one opened
+ * again only on new evidence; an accepted one left alone. `handlesOf` names each new side's handle.
+ */
+export function recordFound(
   sql: SqlStorage,
-  candidates: readonly Candidate[],
+  found: readonly FoundPair[],
+  run: number,
   handlesOf: (roots: string[]) => Map<string, string>,
   now: number,
 ): void {
-  const fresh: Candidate[] = [];
-  const changed: { id: string; score: number; features: Features }[] = [];
-  for (const candidate of candidates) {
-    const { features, existing } = candidate;
-    const score = scoreOf(features);
-    if (!existing) {
-      if (score >= SUGGESTION_THRESHOLD) fresh.push(candidate);
+  if (found.length === 0) return;
+  const rows = sql
+    .exec<Existing>(
+      `SELECT f.key AS i, min(pa.root_id, pb.root_id) AS ra, max(pa.root_id, pb.root_id) AS rb,
+         s.suggestion_id, s.status, s.score, s.pattern, s.co_occurrences, s.run
+       FROM json_each(?) f
+       JOIN profiles pa ON pa.profile_id = f.value ->> 0 JOIN profiles pb ON pb.profile_id = f.value ->> 1
+       LEFT JOIN suggestions s ON s.profile_a = min(pa.root_id, pb.root_id) AND s.profile_b = max(pa.root_id, pb.root_id)`,
+      JSON.stringify(found.map((pair) => [pair.profileA, pair.profileB])),
+    )
+    .toArray();
+  // The best member pair of each pair of roots.
+  const best = new Map<string, { pair: FoundPair; row: Existing }>();
+  for (const row of rows) {
+    const pair = found[Number(row.i)];
+    if (!pair || row.ra === row.rb) continue;
+    const key = `${row.ra}|${row.rb}`;
+    const seen = best.get(key);
+    if (!seen || pair.score > seen.pair.score) best.set(key, { pair, row });
+  }
+  const fresh: { ra: string; rb: string; pair: FoundPair }[] = [];
+  const changed: { id: string; pair: FoundPair }[] = [];
+  for (const { pair, row } of best.values()) {
+    if (row.suggestion_id === null) {
+      fresh.push({ ra: row.ra, rb: row.rb, pair });
       continue;
     }
-    if (existing.status === "accepted") continue;
-    if (existing.status === "rejected" && !stronger(features, existing.features)) continue;
-    if (existing.status === "open" && existing.score === score) continue;
-    changed.push({ id: existing.suggestionId, score, features });
+    const was = { pattern: row.pattern ?? "", meetings: row.co_occurrences ?? 0 };
+    if (row.status === "accepted") continue;
+    if (row.status === "rejected" && !strongerEvidence(pair, was)) continue;
+    if (row.status === "open" && row.run === run && (row.score ?? 0) >= pair.score) continue;
+    changed.push({ id: row.suggestion_id, pair });
   }
-  const handles = fresh.length > 0 ? handlesOf(fresh.flatMap((pair) => [pair.profileA, pair.profileB])) : new Map();
-  const rows = fresh.flatMap(({ profileA, profileB, features }) => {
-    const handleA = handles.get(profileA);
-    const handleB = handles.get(profileB);
-    return handleA && handleB ? [[uuidv7(now), profileA, profileB, handleA, handleB, scoreOf(features), ...flags(features)]] : [];
+  const handles = fresh.length > 0 ? handlesOf(fresh.flatMap(({ ra, rb }) => [ra, rb])) : new Map<string, string>();
+  const inserts = fresh.flatMap(({ ra, rb, pair }) => {
+    const handleA = handles.get(ra);
+    const handleB = handles.get(rb);
+    return handleA && handleB ? [[uuidv7(now), ra, rb, handleA, handleB, pair.score, pair.pattern, pair.meetings]] : [];
   });
-  if (rows.length > 0) {
+  if (inserts.length > 0) {
     sql.exec(
-      `INSERT INTO suggestions (suggestion_id, profile_a, profile_b, handle_a, handle_b, score, same_name, same_postal_code, co_occurrences, status, created_at, updated_at)
-       SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6, r.value ->> 7, r.value ->> 8, 'open', ?2, ?2
+      `INSERT INTO suggestions (suggestion_id, profile_a, profile_b, handle_a, handle_b, score, pattern, co_occurrences, status, run, created_at, updated_at)
+       SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6, r.value ->> 7, 'open', ?2, ?3, ?3
        FROM json_each(?1) r`,
-      JSON.stringify(rows),
+      JSON.stringify(inserts),
+      run,
       now,
     );
   }
   if (changed.length > 0) {
     sql.exec(
-      `UPDATE suggestions SET score = r.value ->> 1, same_name = r.value ->> 2, same_postal_code = r.value ->> 3,
-         co_occurrences = r.value ->> 4, status = 'open', updated_at = ?2
+      `UPDATE suggestions SET score = r.value ->> 1, pattern = r.value ->> 2, co_occurrences = r.value ->> 3, status = 'open', run = ?2,
+         updated_at = CASE WHEN suggestions.status = 'open' AND suggestions.score = r.value ->> 1 THEN updated_at ELSE ?3 END
        FROM json_each(?1) r WHERE suggestions.suggestion_id = r.value ->> 0`,
-      JSON.stringify(changed.map(({ id, score, features }) => [id, score, ...flags(features)])),
+      JSON.stringify(changed.map(({ id, pair }) => [id, pair.score, pair.pattern, pair.meetings])),
+      run,
       now,
     );
   }
 }
 
-const flags = (features: Features) => [features.sameName ? 1 : 0, features.samePostalCode ? 1 : 0, features.coOccurrences];
+/**
+ * Withdraws open suggestions the run `run` did not find again (their pair no longer reaches the
+ * threshold, or its profiles merged), `limit` at most; answers how many.
+ */
+export function withdrawUnfound(sql: SqlStorage, run: number, limit: number): number {
+  sql.exec(
+    "DELETE FROM suggestions WHERE suggestion_id IN (SELECT suggestion_id FROM suggestions WHERE status = 'open' AND run < ? LIMIT ?)",
+    run,
+    limit,
+  );
+  return sql.exec<{ n: number }>("SELECT changes() AS n").one().n;
+}
+
+/** A suggestion's features: each comparison with a value on both sides, its level and weight, then its meetings. */
+function featuresOf(pattern: string, meetings: number, model: Model): { features: SuggestionFeature[]; weight: number } {
+  const weights = levelWeights(model);
+  const levels = decodePattern(pattern);
+  const features: SuggestionFeature[] = [];
+  COMPARISONS.forEach((comparison, k) => {
+    const level = levels[k];
+    if (level === null || level === undefined) return;
+    features.push({
+      comparison: comparison.name,
+      level: comparison.levels[level] ?? "different",
+      weight: Math.round((weights[k]?.[level] ?? 0) * 100) / 100,
+    });
+  });
+  if (meetings > 0) {
+    features.push({
+      comparison: "meetings",
+      level: meetings > 1 ? "several" : "one",
+      weight: MEETING_WEIGHTS[meetings > 1 ? 1 : 0],
+    });
+  }
+  return { features, weight: Math.round(matchWeight(levels, weights, model.lambda, meetings) * 100) / 100 };
+}
 
 function findSuggestion(sql: SqlStorage, suggestionId: string): SuggestionRow {
   const row = sql.exec<SuggestionRow>("SELECT * FROM suggestions WHERE suggestion_id = ?", suggestionId).toArray()[0];
@@ -119,13 +186,19 @@ function findSuggestion(sql: SqlStorage, suggestionId: string): SuggestionRow {
   return row;
 }
 
-/** A suggestion as answered: each side with its identifier, masked; null when the handle is gone. */
-export function suggestionView(sql: SqlStorage, row: SuggestionRow, visibility: Visibility): Suggestion {
+/** A suggestion as answered: each side with its identifier, masked; null when the handle is gone; its features weighed by `model`. */
+export function suggestionView(
+  sql: SqlStorage,
+  row: SuggestionRow,
+  visibility: Visibility,
+  model = currentModel(sql),
+): Suggestion {
   const side = (handleId: string) => {
     const handle = findHandleById(sql, handleId);
     if (!handle || handle.status === "erased") return null;
     return identifierObject(handle, rootOf(sql, handle.profileId)?.subjectKind ?? "person", visibility);
   };
+  const features = featuresOf(row.pattern, row.co_occurrences, model);
   return {
     suggestion_id: row.suggestion_id,
     handle_a: row.handle_a,
@@ -135,11 +208,8 @@ export function suggestionView(sql: SqlStorage, row: SuggestionRow, visibility: 
     identifier_a: side(row.handle_a),
     identifier_b: side(row.handle_b),
     score: row.score,
-    features: {
-      same_name: row.same_name === 1,
-      same_postal_code: row.same_postal_code === 1,
-      co_occurrences: row.co_occurrences,
-    },
+    match_weight: features.weight,
+    features: features.features,
     status: row.status as Suggestion["status"],
     created_at: new Date(row.created_at).toISOString(),
   };
@@ -161,7 +231,8 @@ export function listSuggestions(
     )
     .toArray();
   const page = pageFrom(rows, query.limit, (row) => row.suggestion_id);
-  return { data: page.data.map((row) => suggestionView(sql, row, visibility)), next_cursor: page.next_cursor };
+  const model = currentModel(sql);
+  return { data: page.data.map((row) => suggestionView(sql, row, visibility, model)), next_cursor: page.next_cursor };
 }
 
 /**
