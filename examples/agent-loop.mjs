@@ -166,7 +166,14 @@ if (typeof process !== "undefined" && process.argv?.[1] !== undefined && import.
   const space = key.split("_")[3];
   const baseUrl = option("--base-url") ?? process.env.CMS_BASE_URL ?? `http://127.0.0.1:8787/spaces/${space}`;
   run({ baseUrl, key }).catch((error) => {
-    console.error(error.message);
+    // A refused connection surfaces as a bare "fetch failed": say where, and how to point elsewhere.
+    const unreachable = error instanceof TypeError && error.message === "fetch failed";
+    console.error(
+      unreachable
+        ? `cannot reach the service at ${baseUrl} (${error.cause?.code ?? error.cause?.message ?? "no answer"}): ` +
+            "is `npm run dev` running? Set --base-url or CMS_BASE_URL (and PORT for npm run dev) to use another address."
+        : error.message,
+    );
     process.exit(1);
   });
 }

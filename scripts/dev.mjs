@@ -16,7 +16,7 @@ const demoFile = `${stateDir}/demo.json`;
 ensureDevVars();
 const wrangler = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port)], {
   stdio: ["inherit", "inherit", "inherit"],
-  env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  env: { ...offlineDefaults(), ...process.env, WRANGLER_SEND_METRICS: "false" },
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => wrangler.kill(signal));
 wrangler.on("exit", (code) => process.exit(code ?? 0));
@@ -24,9 +24,20 @@ wrangler.on("exit", (code) => process.exit(code ?? 0));
 try {
   await waitForService();
   const demo = (await savedDemoStillWorks()) ?? (await seedAndKeep());
-  printDemo(demo);
+  // The saved demo may come from a start on another PORT: its addresses are this start's.
+  printDemo({ ...demo, base_url: `${origin}/spaces/${demo.space}` });
 } catch (error) {
   console.error(`\nSeeding the demo failed: ${error.message}\n`);
+}
+
+/**
+ * What keeps a start offline and quiet, unless the caller set otherwise: no fetch of the
+ * `Request.cf` object from workers.cloudflare.com (it failed with a stack trace, twice), no
+ * banner with its update check, and no local trace of every request (wrangler's local
+ * observability kept one in `.wrangler/state`, over 1 GB after a soak).
+ */
+function offlineDefaults() {
+  return { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true", X_LOCAL_OBSERVABILITY: "false" };
 }
 
 /** Development secrets in `.dev.vars` (git-ignored), so this script knows the operator token. */
