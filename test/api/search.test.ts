@@ -182,6 +182,77 @@ describe("POST /v1/search: ranking", () => {
   });
 });
 
+describe("POST /v1/search: word forms, function words and the turns before", () => {
+  it("finds other forms of a word, asked in any form; mode fts5 keeps the exact tokens", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(space, [
+        ...chatter(10),
+        says(ALICE, "We moved your parcel to the new depot"),
+        says(BOB, "I am moving house next week"),
+      ]),
+      200,
+    );
+    for (const query of ["moving", "moves", "Move"]) {
+      const found = await search(space, { query });
+      expect(found.results.map((result) => result.snippet).sort(), query).toEqual([
+        "I am **moving** house next week",
+        "We **moved** your parcel to the new depot",
+      ]);
+    }
+    expect((await search(space, { query: "move", mode: "fts5" })).results).toHaveLength(0);
+    expect((await search(space, { query: "moved", mode: "fts5" })).results.map((result) => result.snippet)).toEqual([
+      "We **moved** your parcel to the new depot",
+    ]);
+  });
+
+  it("gives function words no weight on either side, and searches a query made only of them word for word", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(space, [
+        says(ALICE, "Where is it? I have been waiting all day"),
+        says(BOB, "The refund is on its way"),
+        says(phone("+15555550103"), "Refunds take a week"),
+      ]),
+      200,
+    );
+    // "is", "it" and "the" match Alice's message, but carry nothing: only the refunds are found.
+    const refund = await search(space, { query: "is it the refund?" });
+    expect(refund.results.map((result) => result.snippet)).toEqual(["The **refund** is on its way", "**Refunds** take a week"]);
+    // Nothing but function words: each is a word to find, as written.
+    const only = await search(space, { query: "where is it" });
+    expect(only.results.map((result) => result.snippet)).toEqual([
+      "**Where** **is** **it**? I have been waiting all day",
+      "The refund **is** on its way",
+    ]);
+  });
+
+  it("finds the answer by the words of the question before it, and returns the answer itself", async () => {
+    const space = await frozenSpace();
+    const at = (minute: number) => new Date(Date.now() - 3_600_000 + minute * 60_000).toISOString();
+    await json(
+      await batch(space, [
+        ...chatter(10),
+        says(ALICE, "Has my wardrobe been dispatched yet?", { occurred_at: at(0) }),
+        says(BOB, "Thanks, all good here", { occurred_at: at(1) }),
+      ]),
+      200,
+    );
+    // The agent answers in a later batch, and says "it": none of the question's words.
+    const answer = "Yes, it left our warehouse this morning, tracking 7781.";
+    await json(await batch(space, [says(ALICE, answer, { occurred_at: at(2), speaker: { role: "ai_agent" } })]), 200);
+    const found = await search(space, { query: "was the wardrobe dispatched?" });
+    expect(found.results.map((result) => result.snippet.replaceAll("**", ""))).toEqual([
+      "Has my wardrobe been dispatched yet?",
+      answer,
+    ]);
+    expect(found.results[1]).toMatchObject({ kind: "message", snippet: answer, conversation_id: `c-${ALICE.value}` });
+    expect(found.results[1]?.score).toBeLessThan(found.results[0]?.score ?? 0);
+    // Bob's message came right after the question, in another conversation: it borrows nothing.
+    expect(found.results.some((result) => result.snippet.includes("all good"))).toBe(false);
+  });
+});
+
 describe("POST /v1/search: snippets and what is indexed", () => {
   it("cuts long texts around the matched words and marks each one", async () => {
     const space = await frozenSpace();

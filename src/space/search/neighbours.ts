@@ -2,15 +2,16 @@ import { stemsOf } from "./stems";
 
 /**
  * The turns around a message, whose words `search_stems.near` holds (README "Search"): the
- * answer to a question is often the turn after it, so a message is indexed with the words of
- * the turn before it in its session. Only the turn before: the turn after arrives in a later
- * batch as a rule, and giving it to the earlier row would rewrite that row's index entry
- * (an FTS5 delete and insert) on the batch path; a question found by its answer's words helps
- * less than the reverse. Turns are messages with text or a transcript, in memory order
- * (`occurred_at`, then arrival); a session's events are read where memory keeps them
- * (`session_events`, and `item_placements` until they are folded), so nothing is written for it.
+ * answer to a question is often the turn after it, or the one after that when the agent first
+ * asks the customer to wait, so a message is indexed with the words of the two turns before it
+ * in its session. Only turns before: the turn after arrives in a later batch as a rule, and
+ * giving its words to an earlier row would rewrite that row's index entry (an FTS5 delete and
+ * insert) on the batch path; and a question found by its answer's words helps less than the
+ * reverse. Turns are messages with a text or a transcript, in memory order (`occurred_at`, then
+ * arrival); a session's events are read where memory keeps them (`session_events`, and
+ * `item_placements` until they are folded), so nothing more is written for them.
  */
-export const NEAR_TURNS = 1;
+export const NEAR_TURNS = 2;
 
 /** A message being indexed: where it stands in its session. */
 export interface Turn {

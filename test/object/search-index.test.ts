@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import migrations from "../../migrations/space/migrations.js";
+import { foldPlacements } from "../../src/space/memory/session-events";
+import { search } from "../../src/space/search/query";
+import { REINDEX_SLICE_MS, REINDEX_STEP_ROWS, reindexSlice, stemsReady } from "../../src/space/search/reindex";
+import { stemsOf } from "../../src/space/search/stems";
+import { takeDueTimers } from "../../src/space/timers";
+import { TRACK_CALLER as caller, storeBatch, withIntake } from "../support/intake";
+import { message } from "../support/seed";
+
+/**
+ * What the batch path writes to `search_stems` (the turns before a message), and the reindex of
+ * rows indexed before it existed (migration 0018, `reindex.ts`), on the object's real SQLite.
+ */
+
+const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
+const CONFIG = { clock_tolerance_s: 300 };
+
+/** A turn of a conversation, `minute` minutes into the hour before NOW. */
+const turn = (conversation: string, text: string, minute: number, overrides: Record<string, unknown> = {}) =>
+  message({
+    conversation_id: conversation,
+    content: { type: "text", text },
+    occurred_at: new Date(NOW - 3_600_000 + minute * 60_000).toISOString(),
+    ...overrides,
+  });
+
+interface StemsRow extends Record<string, SqlStorageValue> {
+  rowid: number;
+  text: string;
+  kind: string;
+  stems: string;
+  near: string;
+  profile: string;
+  source: string;
+}
+
+function stemsRows(sql: SqlStorage): StemsRow[] {
+  return sql
+    .exec<StemsRow>(
+      `SELECT s.rowid, i.text, i.kind, s.stems, s.near, s.profile, s.source
+       FROM search_stems s JOIN search_index i ON i.rowid = s.rowid ORDER BY s.rowid`,
+    )
+    .toArray();
+}
+
+const nearOf = (sql: SqlStorage) => Object.fromEntries(stemsRows(sql).map((row) => [`${row.kind} ${row.text}`, row.near]));
+
+describe("search_stems: each message with the words of the turns before it", () => {
+  it("gives a message the stems of the two turns before it in its session, across batches, folded or not", async () => {
+    const near = await withIntake((intake, sql) => {
+      storeBatch(
+        intake,
+        caller,
+        {
+          items: [
+            turn("c1", "Where is my sofa? It was due Monday.", 0),
+            turn("c2", "My kettle leaks", 1, { handles: [{ type: "phone_e164", value: "+15555550177" }] }),
+            turn("c1", "Let me check that for you.", 2, { speaker: { role: "ai_agent" } }),
+          ],
+        },
+        NOW,
+        CONFIG,
+      );
+      storeBatch(
+        intake,
+        caller,
+        { items: [turn("c1", "It arrives on Thursday.", 3, { speaker: { role: "ai_agent" } })] },
+        NOW,
+        CONFIG,
+      );
+      foldPlacements(sql);
+      storeBatch(
+        intake,
+        caller,
+        {
+          items: [
+            turn("c1", "", 4, { channel: "voice", content: { type: "audio", transcript: "caller says thanks a lot" } }),
+            turn("c1", "Great, thanks!", 5),
+          ],
+        },
+        NOW,
+        CONFIG,
+      );
+      return nearOf(sql);
+    });
+    expect(near).toEqual({
+      "message Where is my sofa? It was due Monday.": "",
+      "message My kettle leaks": "",
+      "message Let me check that for you.": stemsOf("Where is my sofa? It was due Monday.").join(" "),
+      "message It arrives on Thursday.": ["sofa", "due", "monday", "let", "check"].join(" "),
+      // A call of the same conversation is a turn of its session too, by its transcript.
+      "transcript caller says thanks a lot": "let check arriv thursday",
+      "message Great, thanks!": "arriv thursday caller say thank lot",
+    });
+  });
+
+  it("gives a turn that arrives after a later one the turns before it in time, and leaves function words out", async () => {
+    const near = await withIntake((intake, sql) => {
+      storeBatch(intake, caller, { items: [turn("c1", "The sofa is blue", 0), turn("c1", "And the chair?", 10)] }, NOW, CONFIG);
+      storeBatch(intake, caller, { items: [turn("c1", "Is it in stock?", 5)] }, NOW, CONFIG);
+      return nearOf(sql);
+    });
+    expect(near).toEqual({
+      "message The sofa is blue": "",
+      // Indexed before the late turn came: it keeps the turn it had before it.
+      "message And the chair?": "sofa blue",
+      "message Is it in stock?": "sofa blue",
+    });
+  });
+});
+
+describe("the reindex of rows indexed before search_stems (migration 0018)", () => {
+  it("stems every older row in slices, as batches would have, and plain search ranks by stems once it is done", async () => {
+    await withIntake((intake, sql) => {
+      const items = Array.from({ length: 60 }, (_, i) =>
+        turn(`c${i % 7}`, i % 10 === 0 ? `We moved the parcel ${i} to the depot` : `Thanks for waiting ${i}`, i),
+      );
+      for (let i = 0; i < items.length; i += 25) storeBatch(intake, caller, { items: items.slice(i, i + 25) }, NOW, CONFIG);
+      const written = stemsRows(sql);
+      expect(written.length).toBe(60);
+
+      // The space as it stood before migration 0018, with its rows in search_index only; then the migration itself.
+      sql.exec("DROP TABLE search_stems");
+      sql.exec("DROP TABLE search_reindex");
+      for (const statement of migrations.migrations.m0018.split("--> statement-breakpoint")) sql.exec(statement);
+      expect(stemsReady(sql)).toBe(false);
+      expect(takeDueTimers(sql, NOW).map((timer) => timer.kind)).toEqual(["search.reindex"]);
+
+      const ask = (query: string) =>
+        search(sql, { query, mode: "plain", limit: 20, cursorPlace: "cursor", members: null, sources: null }, new Map()).results;
+      // Until it is done, plain search goes word for word: "moving" is not "moved".
+      expect(ask("moving parcel").every((result) => !result.snippet.includes("**moved**"))).toBe(true);
+
+      // Every reading of the clock is a whole slice later: a slice takes one step.
+      let clock = 0;
+      const stopwatch = () => (clock += REINDEX_SLICE_MS);
+      let slices = 0;
+      while (!stemsReady(sql)) {
+        reindexSlice(sql, NOW, stopwatch);
+        slices++;
+        const due = takeDueTimers(sql, NOW);
+        expect(due.map((timer) => timer.kind)).toEqual(stemsReady(sql) ? [] : ["search.reindex"]);
+      }
+      expect(slices).toBe(Math.ceil(60 / REINDEX_STEP_ROWS));
+      expect(stemsRows(sql)).toEqual(written);
+      expect(ask("moving parcel").filter((result) => result.snippet.includes("**moved**"))).toHaveLength(6);
+    });
+  });
+
+  it("finishes at once on a space with nothing indexed, and never stems a row twice", async () => {
+    await withIntake((intake, sql) => {
+      expect(stemsReady(sql)).toBe(true);
+      storeBatch(intake, caller, { items: [turn("c1", "first words", 0)] }, NOW, CONFIG);
+      sql.exec("INSERT INTO search_reindex (id, next_rowid, last_rowid) VALUES (1, 1, 1)");
+      reindexSlice(sql, NOW, () => 0);
+      expect(stemsReady(sql)).toBe(true);
+      expect(stemsRows(sql).map((row) => row.stems)).toEqual(["first word"]);
+    });
+  });
+});
