@@ -23,11 +23,13 @@ import { DEFAULT_SUGGESTION_THRESHOLD } from "./linkage/threshold";
 import type { TraitSet } from "./linkage/traits";
 import {
   addUSamples,
+  defaultModel,
   emptyUSample,
   estimateModel,
   levelWeights,
   matchWeight,
   probabilityOf,
+  U_MIN_PROFILES,
   type USample,
   uFromSample,
 } from "./linkage/weights";
@@ -222,16 +224,21 @@ function meetingsStep(sql: SqlStorage, state: JobState): JobState {
   return { ...state, after: [last.profileA, last.profileB] };
 }
 
-/** One chunk of the sample: the same profiles and pairs for the same space (seeded by its size). */
+/**
+ * One chunk of the sample: the same profiles and pairs for the same space (seeded by its size).
+ * A small space is sampled in fewer chunks and pairs, so that no pair counts many times over.
+ */
 function sampleStep(sql: SqlStorage, state: JobState): JobState {
-  if (state.chunk >= SAMPLE_CHUNKS) return then(state, "estimate");
-  const seed = keyedProfiles(sql) * SAMPLE_CHUNKS + state.chunk;
-  const rand = seeded(seed);
+  const profiles = keyedProfiles(sql);
+  if (profiles < U_MIN_PROFILES || state.chunk >= Math.min(SAMPLE_CHUNKS, Math.ceil(profiles / SAMPLE_PROFILES))) {
+    return then(state, "estimate");
+  }
+  const rand = seeded(profiles * SAMPLE_CHUNKS + state.chunk);
   const ids = sampleProfiles(sql, SAMPLE_PROFILES, rand);
   const traits = readTraits(sql, ids);
   const chunk = sampleU(
     ids.map((id) => traits.get(id) ?? {}),
-    SAMPLE_PAIRS,
+    Math.min(SAMPLE_PAIRS, (ids.length * (ids.length - 1)) / 2),
     rand,
   );
   return { ...state, chunk: state.chunk + 1, sample: addUSamples(state.sample ?? emptyUSample(), chunk) };
@@ -241,7 +248,7 @@ function estimateStep(sql: SqlStorage, state: JobState, now: number): JobState {
   const profiles = keyedProfiles(sql);
   const model = estimateModel(
     patternCounts(sql).map(([pattern, count]) => [decodePattern(pattern), count]),
-    uFromSample(state.sample ?? emptyUSample()),
+    profiles < U_MIN_PROFILES ? defaultModel().u : uFromSample(state.sample ?? emptyUSample()),
     Math.max(1, (profiles * (profiles - 1)) / 2),
   );
   saveModel(sql, model, now);

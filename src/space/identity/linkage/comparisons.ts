@@ -16,7 +16,8 @@ export const COMPARISONS = [
   { name: "street", levels: ["exact", "close", "similar", "different"] },
   { name: "locality", levels: ["exact", "close", "different"] },
   { name: "email_local", levels: ["exact", "close", "different"] },
-  { name: "phone_national", levels: ["exact", "one_digit", "different"] },
+  // Exact only: numbers one digit apart are a company's lines or neighbours in a plan, not typos.
+  { name: "phone_national", levels: ["exact", "different"] },
 ] as const;
 
 export type ComparisonName = (typeof COMPARISONS)[number]["name"];
@@ -176,6 +177,6 @@ export function compareTraits(a: TraitSet, b: TraitSet): Pattern {
     moved(best(values(a, "street"), values(b, "street"), streetLevel), 3),
     postal === 0 ? null : moved(best(values(a, "locality"), values(b, "locality"), closeLevel), 2),
     best(values(a, "email_local"), values(b, "email_local"), closeLevel),
-    best(values(a, "phone_national"), values(b, "phone_national"), oneOff),
+    best(values(a, "phone_national"), values(b, "phone_national"), (x, y) => (x === y ? 0 : 1)),
   ];
 }

@@ -26,7 +26,7 @@ export const DEFAULT_M: readonly (readonly number[])[] = [
   [0.7, 0.1, 0.05, 0.15], // street: exact, close, similar, different
   [0.5, 0.1, 0.4], // locality (when postal codes differ): exact, close, different
   [0.6, 0.1, 0.3], // email_local: exact, close, different
-  [0.6, 0.05, 0.35], // phone_national: exact, one_digit, different
+  [0.6, 0.4], // phone_national: exact, different
 ];
 
 export const DEFAULT_U: readonly (readonly number[])[] = [
@@ -37,8 +37,16 @@ export const DEFAULT_U: readonly (readonly number[])[] = [
   [0.00001, 0.0001, 0.005, 0.99489],
   [0.005, 0.002, 0.993],
   [0.00001, 0.0001, 0.99989],
-  [0.000001, 0.00001, 0.999989],
+  [0.000001, 0.999999],
 ];
+
+/**
+ * Below these, a space keeps the defaults: u needs profiles enough that random pairs are nearly
+ * all two people (in a small space the duplicates themselves would make every agreement look
+ * common), m needs candidate pairs enough to learn from.
+ */
+export const U_MIN_PROFILES = 1_000;
+export const M_MIN_PAIRS = 200;
 
 /** The prior a small space starts from: one duplicate pair in 10,000 random pairs. */
 export const DEFAULT_LAMBDA = 1e-4;
@@ -149,6 +157,8 @@ export function estimateModel(
   rounds = 40,
 ): Model & { rounds: number } {
   let model: Model = { ...defaultModel(), u };
+  const pairs = patterns.reduce((sum, [, count]) => sum + count, 0);
+  if (pairs < M_MIN_PAIRS) return { ...model, rounds: 0 };
   for (let round = 1; round <= rounds; round++) {
     const weights = levelWeights(model);
     const matched = DEFAULT_M.map((levels) => levels.map(() => 0));
