@@ -74,13 +74,28 @@ app.use(async (c, next) => {
   c.set("secrets", await edgeSecrets(c.env));
   await next();
 });
-// Query parameter names are part of the address: checked before anything else, named nowhere.
+// The method and path are answered before any route runs: an unknown path is `404`, `OPTIONS` is
+// `204` with `Allow`, a method the path does not have is `405` with the same `Allow`, and only then
+// are the query's parameter names checked (part of the address: named nowhere).
 app.use(async (c, next) => {
-  const query = new URL(c.req.url).searchParams;
-  if (query.size > 0 && !routes.declaresQuery(c.req.method, c.req.path, query.keys())) {
-    throw new Problem("invalid_input", "query: unknown_field");
+  const resolution = routes.resolve(c.req.method, c.req.path);
+  switch (resolution.outcome) {
+    case "not_found":
+      throw new Problem("not_found", "no such route");
+    case "options":
+      return c.body(null, 204, { Allow: resolution.allow });
+    case "method_not_allowed":
+      throw new Problem("method_not_allowed", "this method is not allowed here; see Allow", { Allow: resolution.allow });
+    case "route": {
+      const query = new URL(c.req.url).searchParams;
+      if (resolution.query && query.size > 0) {
+        for (const name of query.keys()) {
+          if (!resolution.query.has(name)) throw new Problem("invalid_input", "query: unknown_field");
+        }
+      }
+      await next();
+    }
   }
-  await next();
 });
 
 for (const prefix of ["", DATA_PREFIX, CONTROL_PREFIX]) {
@@ -91,16 +106,14 @@ app.route(DATA_PREFIX, dataApi);
 app.route(DATA_PREFIX, mcpRoutes);
 app.route(CONTROL_PREFIX, controlApi);
 
+// Reached only if the router and the table above disagree: the table's answer all the same.
 app.notFound((c) => {
   const allowed = routes.allowed(c.req.path);
-  if (allowed.length > 0) {
-    return problemResponse(
-      new Problem("method_not_allowed", "this method is not allowed here; see Allow", { Allow: allowed.join(", ") }),
-      c.get("requestId"),
-      c.env.ERRORS_URL,
-    );
-  }
-  return problemResponse(new Problem("not_found", "no such route"), c.get("requestId"), c.env.ERRORS_URL);
+  const problem =
+    allowed.length > 0
+      ? new Problem("method_not_allowed", "this method is not allowed here; see Allow", { Allow: allowed.join(", ") })
+      : new Problem("not_found", "no such route");
+  return problemResponse(problem, c.get("requestId"), c.env.ERRORS_URL);
 });
 
 app.onError((error, c) => {

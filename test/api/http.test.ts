@@ -44,10 +44,72 @@ describe("HTTP layer: every response", () => {
   it("answers a wrong method with 405 method_not_allowed and Allow", async () => {
     const batch = await call("GET", "/spaces/demo/v1/batch");
     expect((await json(batch, 405)).code).toBe("method_not_allowed");
-    expect(batch.headers.get("allow")).toBe("POST");
+    expect(batch.headers.get("allow")).toBe("POST, OPTIONS");
     const config = await call("DELETE", "/control/v1/spaces/abc/config");
     expect((await json(config, 405)).code).toBe("method_not_allowed");
-    expect(config.headers.get("allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "PUT"]);
+    expect(config.headers.get("allow")).toBe("GET, HEAD, PUT, OPTIONS");
+    expect(config.headers.get("content-type")).toBe("application/problem+json");
+  });
+
+  it("answers OPTIONS with 204, no body and the path's own Allow, on every kind of path", async () => {
+    const cases: [string, string][] = [
+      ["/spaces/demo/v1/batch", "POST, OPTIONS"],
+      ["/spaces/demo/v1/profiles/p-1", "GET, HEAD, OPTIONS"],
+      ["/spaces/demo/v1/profiles/lookup", "POST, OPTIONS"],
+      ["/control/v1/projects", "GET, HEAD, POST, OPTIONS"],
+      ["/control/v1/spaces/abc/config", "GET, HEAD, PUT, OPTIONS"],
+      ["/control/v1/keys/k-1/revoke", "POST, OPTIONS"],
+      ["/spaces/demo/mcp", "POST, OPTIONS"],
+      ["/v1/openapi.json", "GET, HEAD, OPTIONS"],
+      ["/spaces/demo/v1/openapi.json", "GET, HEAD, OPTIONS"],
+      ["/control/v1/openapi.json", "GET, HEAD, OPTIONS"],
+      ["/docs", "GET, HEAD, OPTIONS"],
+      ["/control/docs", "GET, HEAD, OPTIONS"],
+    ];
+    for (const [path, allow] of cases) {
+      // No credential and a query the path does not declare: neither is looked at.
+      const response = await call("OPTIONS", `${path}?zz=1`);
+      expect(response.status, path).toBe(204);
+      expect(response.headers.get("allow"), path).toBe(allow);
+      expect(await response.text(), path).toBe("");
+      expect(response.headers.get("request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      // The 405 of any other method lists the same.
+      const other = allow.includes("POST") ? "DELETE" : "POST";
+      const refused = await call(other, path);
+      expect(refused.status, `${other} ${path}`).toBe(405);
+      expect(refused.headers.get("allow"), `${other} ${path}`).toBe(allow);
+    }
+    const unknown = await call("OPTIONS", "/spaces/demo/v1/nope");
+    expect((await json(unknown, 404)).code).toBe("not_found");
+    expect(unknown.headers.get("allow")).toBeNull();
+  });
+
+  it("reads a fixed segment before a template: GET /v1/profiles/lookup is 405, not the profile `lookup`", async () => {
+    const space = await createSpace();
+    for (const method of ["GET", "HEAD", "DELETE"]) {
+      const response = await call(method, `/spaces/${space.name}/v1/profiles/lookup`, { token: space.key });
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST, OPTIONS");
+      if (method !== "HEAD") expect((await json(response)).code).toBe("method_not_allowed");
+    }
+    // Not refused for a query the template route does not declare either: the method is what is wrong.
+    const withQuery = await call("GET", `/spaces/${space.name}/v1/profiles/lookup?zz=1`, { token: space.key });
+    expect(withQuery.status).toBe(405);
+    // Any other id is the profile it names.
+    const other = await call("GET", `/spaces/${space.name}/v1/profiles/lookups`, { token: space.key });
+    expect((await json(other, 404)).detail).toBe("no such profile");
+  });
+
+  it("answers a path with a trailing slash or an empty segment 404, whatever the method", async () => {
+    for (const [method, path] of [
+      ["POST", "/spaces/demo/v1/batch/"],
+      ["GET", "/control/v1/projects/"],
+      ["OPTIONS", "/spaces/demo/v1/batch/"],
+      ["GET", "/spaces/demo/v1/profiles//context"],
+    ]) {
+      const response = await call(method as string, path as string);
+      expect((await json(response, 404)).code, `${method} ${path}`).toBe("not_found");
+    }
   });
 
   it("serves production addresses: the space and the control API from the host name", async () => {

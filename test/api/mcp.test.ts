@@ -171,7 +171,7 @@ describe("MCP endpoint: tools listed from the routes' schemas", () => {
     const space = await createSpace();
     const get = await call("GET", `/spaces/${space.name}/mcp`, { token: space.key });
     expect(get.status).toBe(405);
-    expect(get.headers.get("allow")).toBe("POST");
+    expect(get.headers.get("allow")).toBe("POST, OPTIONS");
     expect((await call("DELETE", `/spaces/${space.name}/mcp`, { token: space.key })).status).toBe(405);
 
     const initialize = {
