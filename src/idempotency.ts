@@ -1,3 +1,5 @@
+import { IdempotencyHeaderSchema } from "./contract/common";
+import { describeIssues } from "./http/issues";
 import { Problem } from "./http/problem";
 
 /** Answers are kept this long (SPEC: idempotency retention). */
@@ -79,10 +81,14 @@ export class IdempotentWrites {
 
 /**
  * An `Idempotency-Key` a data route received, checked by the space's object after the
- * credential (a revoked key is `401` whatever its headers): 1 to 256 characters.
+ * credential (a revoked key is `401` whatever its headers), by the rule the document declares
+ * and the control routes check: an absent or empty header is `required`.
  */
 export function checkedIdempotencyKey(key: string | null): string {
-  if (!key) throw new Problem("invalid_input", "header.idempotency-key: required");
-  if ([...key].length > 256) throw new Problem("invalid_input", "header.idempotency-key: too_big");
-  return key;
+  const header = { "idempotency-key": key || undefined };
+  const parsed = IdempotencyHeaderSchema.safeParse(header);
+  if (!parsed.success) {
+    throw new Problem("invalid_input", describeIssues(IdempotencyHeaderSchema, parsed.error.issues, "header", "header", header));
+  }
+  return parsed.data["idempotency-key"];
 }

@@ -1,4 +1,7 @@
 import { z } from "@hono/zod-openapi";
+// The handles module reads the spelling rules below: a cycle, safe while neither module uses the
+// other's bindings as it loads (both only call them later, from functions).
+import { normalizeHandle } from "../space/identity/handles";
 
 export { TimestampInputSchema, TimestampSchema } from "./timestamp";
 
@@ -89,6 +92,17 @@ export const IdentifierSchema = z
     value: text(1, 1024),
     scope: text(0, 256).optional(),
   })
+  // Normalizing is part of the shape: a phone that is no possible number is refused in the same
+  // pass as every other field of the body (on a well-formed handle only), never after it.
+  .superRefine(
+    (identifier, ctx) => {
+      const normalized = normalizeHandle(identifier);
+      if (normalized.ok) return;
+      const rule = normalized.rule;
+      ctx.issues.push({ code: "custom", path: ["value"], message: rule, params: { rule }, input: undefined, continue: true });
+    },
+    { when: (payload) => payload.issues.length === 0 },
+  )
   .openapi("Identifier", {
     description:
       "A handle: `(type, scope, value)`. `phone_e164`: international (`+` or `00`), normalized to E.164 with libphonenumber, and refused (`phone_not_normalizable`) when it is not a possible number for its country. `email`: trimmed and lower-cased. Any other type (`system_id`, ...) is kept exactly as given, within its `scope`.",
@@ -125,10 +139,51 @@ export const PageQuerySchema = z.strictObject({
   limit: queryInteger(1, 200).optional().default(50).openapi({ default: 50 }),
 });
 
+/**
+ * An `Idempotency-Key` as a server receives it: 1 to 256 visible ASCII characters, spaces allowed
+ * between them. HTTP carries a header's value as bytes (a non-ASCII character arrives as several)
+ * and drops the spaces around it, so this is the rule a server can hold a value to exactly as the
+ * document states it. Declared once: the document, the control routes' validator and the space's
+ * object (which checks it after the credential) all use this schema.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^[!-~](?:[ -~]*[!-~])?$/;
+const IDEMPOTENCY_KEY_MAX = 256;
+
+const IDEMPOTENCY_KEY_DESCRIPTION =
+  "Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`.";
+
+export const IdempotencyKeyHeaderSchema = z
+  .string()
+  .check((ctx) => {
+    const value = ctx.value;
+    if (value === "") {
+      // An empty header names no key: the same as none.
+      ctx.issues.push({ code: "custom", message: "required", params: { rule: "required" }, input: value });
+    } else if (codePoints(value) > IDEMPOTENCY_KEY_MAX) {
+      ctx.issues.push({
+        code: "too_big",
+        origin: "string",
+        maximum: IDEMPOTENCY_KEY_MAX,
+        inclusive: true,
+        input: value,
+        message: "",
+      });
+    } else if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
+      ctx.issues.push({
+        code: "invalid_format",
+        format: "regex",
+        pattern: IDEMPOTENCY_KEY_PATTERN.source,
+        input: value,
+        message: "",
+      });
+    }
+  })
+  .openapi({
+    minLength: 1,
+    maxLength: IDEMPOTENCY_KEY_MAX,
+    pattern: IDEMPOTENCY_KEY_PATTERN.source,
+    description: IDEMPOTENCY_KEY_DESCRIPTION,
+  });
+
 /** `Idempotency-Key` of writes that require one (SPEC limits: 1 to 256 characters, kept 24 hours). */
-export const IdempotencyHeaderSchema = z.object({
-  "idempotency-key": text(1, 256).openapi({
-    description:
-      "Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`.",
-  }),
-});
+export const IdempotencyHeaderSchema = z.object({ "idempotency-key": IdempotencyKeyHeaderSchema });

@@ -103,6 +103,7 @@ const levelsUpTo = (level: Level) => LEVELS.slice(0, LEVELS.indexOf(level) + 1);
 const ceilingWithinKind: ShapeRule<{ kind: SourceKind; otp?: boolean | undefined; verification_ceiling?: Level | undefined }> = {
   name: "above_the_kinds_maximum",
   field: "verification_ceiling",
+  reads: ["kind", "otp", "verification_ceiling"],
   holds: ({ kind, otp, verification_ceiling }) =>
     verification_ceiling === undefined || levelsUpTo(maximumCeiling(kind, otp ?? false)).includes(verification_ceiling),
   describe: ({ kind, otp }) => `above_the_kinds_maximum_${maximumCeiling(kind, otp ?? false)}`,

@@ -9,23 +9,33 @@ export interface ShapeRule<T> {
   name: string;
   /** The field the `detail` names; none names the object itself. */
   field?: string;
+  /** The fields `holds` reads: the rule is checked when none of them is itself refused. */
+  reads: (keyof T & string)[];
   holds: (value: T) => boolean;
   /** The error type when it depends on the value, for instance to name an allowed maximum. */
   describe?: (value: T) => string;
   schema: Record<string, unknown>;
 }
 
-/** Adds rules to an object schema: checked after its fields, stated in the document under `allOf`. */
+/**
+ * Adds rules to an object schema, stated in the document under `allOf`. A rule is checked in the
+ * same pass as the fields, so its error comes with theirs, whenever the fields it reads are
+ * valid themselves (a rule over a refused field would judge a value that is not there).
+ */
 export function withRules<S extends z.ZodObject>(schema: S, rules: ShapeRule<z.output<S>>[]): S {
   return schema
-    .check((ctx) => {
-      for (const rule of rules) {
-        if (rule.holds(ctx.value)) continue;
-        const path = rule.field ? [rule.field] : [];
-        const name = rule.describe?.(ctx.value) ?? rule.name;
-        ctx.issues.push({ code: "custom", path, message: name, params: { rule: name }, input: undefined });
-      }
-    })
+    .superRefine(
+      (value, ctx) => {
+        const refused = new Set(ctx.issues.map((issue) => issue.path?.[0]));
+        for (const rule of rules) {
+          if (rule.reads.some((field) => refused.has(field)) || rule.holds(value)) continue;
+          const path = rule.field ? [rule.field] : [];
+          const name = rule.describe?.(value) ?? rule.name;
+          ctx.issues.push({ code: "custom", path, message: name, params: { rule: name }, input: undefined });
+        }
+      },
+      { when: (payload) => payload.value !== null && typeof payload.value === "object" && !Array.isArray(payload.value) },
+    )
     .openapi({ allOf: rules.map((rule) => rule.schema) }) as S;
 }
 
@@ -41,6 +51,7 @@ export function atLeastOne<T extends object>(fields: (keyof T & string)[], name:
   return {
     name,
     field,
+    reads: fields,
     holds: (value) => fields.some((key) => given(value[key])),
     schema: { anyOf: fields.map((key) => ({ required: [key], properties: { [key]: { minLength: 1, minItems: 1 } } })) },
   };
@@ -51,6 +62,7 @@ export function exactlyOne<T extends object>(fields: (keyof T & string)[], name:
   return {
     name,
     field,
+    reads: fields,
     holds: (value) => fields.filter((key) => value[key] !== undefined).length === 1,
     schema: { oneOf: fields.map((key) => ({ required: [key] })) },
   };

@@ -14,13 +14,16 @@ export function documentedRoute(app: OpenAPIHono<AppEnv>, route: RouteConfig, ha
   app.openAPIRegistry.registerPath(route);
   const { params, query } = route.request ?? {};
   app.on(route.method.toUpperCase(), route.path.replaceAll(/\{(\w+)\}/g, ":$1"), async (c, next) => {
+    // The path's and the query's errors in one answer.
+    const parts: string[] = [];
     for (const [where, schema, value] of [
       ["param", params, c.req.param()],
       ["query", query, c.req.query()],
     ] as const) {
       const parsed = schema && "safeParse" in schema ? schema.safeParse(value) : null;
-      if (parsed && !parsed.success) throw new Problem("invalid_input", describeIssues(undefined, parsed.error.issues, where));
+      if (parsed && !parsed.success) parts.push(describeIssues(undefined, parsed.error.issues, where, "body", value));
     }
+    if (parts.length > 0) throw new Problem("invalid_input", parts.join("; "));
     return handler(c, next);
   });
 }

@@ -7,6 +7,8 @@ import type { AppEnv } from "./context";
 export const invalidInput: Hook<unknown, AppEnv, string, unknown> = (result) => {
   if (!result.success) {
     const where = result.target === "json" ? "" : result.target;
-    throw new Problem("invalid_input", describeIssues(undefined, result.error.issues, where));
+    // The validator hands the hook the value it parsed, so a field it lacks is named `required`.
+    const input = (result as { data?: unknown }).data;
+    throw new Problem("invalid_input", describeIssues(undefined, result.error.issues, where, "body", input));
   }
 };

@@ -28,11 +28,14 @@ export function checkItem(raw: unknown, scopes: readonly Scope[], source: Source
   if (isOverItemLimit(json)) {
     return { ok: false, code: "too_large", detail: `item is larger than ${MAX_ITEM_BYTES} bytes` };
   }
-  // zod's records skip an own `__proto__` key without checking what is under it.
-  if (PROTO_KEY.test(json)) return { ok: false, code: "invalid_input", detail: "item: forbidden_key" };
+  // zod's records skip an own `__proto__` key without checking what is under it; the item's
+  // other errors are named with it, all in one answer.
+  const forbidden = PROTO_KEY.test(json);
   const parsed = BatchItemSchema.safeParse(raw);
-  if (!parsed.success) {
-    return { ok: false, code: "invalid_input", detail: describeIssues(BatchItemSchema, parsed.error.issues, "", "item") };
+  if (forbidden || !parsed.success) {
+    const parts = forbidden ? ["item: forbidden_key"] : [];
+    if (!parsed.success) parts.push(describeIssues(BatchItemSchema, parsed.error.issues, "", "item", raw));
+    return { ok: false, code: "invalid_input", detail: parts.join("; ") };
   }
   const item = parsed.data;
   const handles = normalizedHandles(item);

@@ -1672,7 +1672,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -1788,7 +1788,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -1904,7 +1904,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -2020,7 +2020,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
                     "idempotency-key": string;
                 };
                 path?: never;
@@ -2138,7 +2138,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -3195,13 +3195,13 @@ export interface paths {
         put?: never;
         /**
          * Create a source key
-         * @description Role `integration` (or `admin`). The answer carries the whole key once, in `key`. Requires `Idempotency-Key` (1 to 256 characters), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.
+         * @description Role `integration` (or `admin`). The answer carries the whole key once, in `key`. Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.
          */
         post: {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -3306,13 +3306,13 @@ export interface paths {
         put?: never;
         /**
          * Rotate a source key
-         * @description A new secret for the same key id; the old one is refused from the next request on. Requires `Idempotency-Key` (1 to 256 characters), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.
+         * @description A new secret for the same key id; the old one is refused from the next request on. Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.
          */
         post: {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -3413,13 +3413,13 @@ export interface paths {
         put?: never;
         /**
          * Revoke a source key
-         * @description The key is refused from the next request on. Requires `Idempotency-Key` (1 to 256 characters), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.
+         * @description The key is refused from the next request on. Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.
          */
         post: {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
                     "idempotency-key": string;
                 };
                 path: {

@@ -41,7 +41,11 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
   envelope.data.items.forEach((raw, index) => {
     const parsed = FeedbackItemSchema.safeParse(raw);
     if (!parsed.success) {
-      errors.push({ index, code: "invalid_input", detail: describeIssues(FeedbackItemSchema, parsed.error.issues, "", "item") });
+      errors.push({
+        index,
+        code: "invalid_input",
+        detail: describeIssues(FeedbackItemSchema, parsed.error.issues, "", "item", raw),
+      });
       return;
     }
     if (keysInBatch.has(parsed.data.idempotency_key)) {
