@@ -4657,12 +4657,12 @@ export interface components {
             profile_b: string;
             identifier_a: components["schemas"]["IdentifierObject"] & (Record<string, never> | null);
             identifier_b: components["schemas"]["IdentifierObject"] & (Record<string, never> | null);
+            /** @description The probability that the two profiles are one person (Fellegi-Sunter). */
             score: number;
-            features: {
-                same_name: boolean;
-                same_postal_code: boolean;
-                co_occurrences: number;
-            };
+            /** @description The space's prior plus the features' weights, in bits: `score` = 2^w / (1 + 2^w). */
+            match_weight: number;
+            /** @description Each comparison that had a value on both sides, with its level and weight; `meetings` when their handles met in events. */
+            features: components["schemas"]["IdentitySuggestionFeature"][];
             /** @enum {string} */
             status: "open" | "accepted" | "rejected";
             /**
@@ -4670,6 +4670,14 @@ export interface components {
              * @example 2026-11-23T13:00:00.000Z
              */
             created_at: string;
+        };
+        IdentitySuggestionFeature: {
+            /** @enum {string} */
+            comparison: "given_name" | "family_name" | "birth_date" | "postal_code" | "street" | "locality" | "email_local" | "phone_national" | "meetings";
+            /** @description How the two profiles' values compare (`exact`, `close`, `one_digit`…); never the values. */
+            level: string;
+            /** @description log2(m/u) of the level: what it adds to the match weight (negative: evidence against). */
+            weight: number;
         };
         LinkInput: {
             person: components["schemas"]["LinkSide"];
@@ -4920,6 +4928,12 @@ export interface components {
             /** @enum {string} */
             history_text_level?: "V0" | "V1" | "V2" | "V3" | "V4" | "no_customer";
             retention_days?: number;
+            /** @description Attribute names of system events read as identity traits, besides the defaults (`name`, `given_name`, `surname`, `date_of_birth`, `postal_code`, `street`, `suburb`, `state` and their usual synonyms): `{"plz": "postal_code"}`; null ignores a default name. */
+            identity_traits?: {
+                [key: string]: "full_name" | "given_name" | "family_name" | "birth_date" | "postal_code" | "street" | "locality" | "state" | null;
+            };
+            /** @description The match probability from which a pair of profiles is suggested (default 0.9). */
+            suggestion_threshold?: number;
             rate_limits?: {
                 space_per_minute?: number;
                 key_per_minute?: number;
