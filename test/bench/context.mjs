@@ -1,22 +1,33 @@
 // Context figures of `npm run bench` (issue: memory and context), in a space of their own on the
 // running service. The space is seeded with PROFILES profiles of EVENTS_PER_PROFILE events each
-// and one profile of LARGE_EVENTS events; then, while a steady ingest runs in the same space at
-// a quarter of the rate measured earlier in the run:
-//   - context_p50_ms / context_p99_ms: sequential POST /v1/context for random profiles, next to
-//     the floor (GET /v1/whoami) measured the same way at the same time (their ratios);
-//   - context_large_p99_ms: the same for the large profile;
-//   - context_unchanged_p99_ms: reads with `known_etag` current;
+// and one profile of LARGE_EVENTS events; once the seed is compiled, while a steady ingest runs in
+// the same space at a quarter of the rate measured earlier in the run:
+//   - interleaved rounds (figures.mjs): in each round, `reads` samples of each of eight sequential
+//     probes, one request of each in turn: the floor (GET /v1/whoami), POST /v1/context for a
+//     random profile, for the large profile, with `known_etag` current, a timeline page of a
+//     random and of the large profile (timeline.mjs), a search (search.mjs) and an MCP
+//     get_customer_context (mcp.mjs). A percentile in ms is taken over every round's samples
+//     (`rounds × reads` of them); a ratio is the median over the rounds of target / reference of
+//     the same round, with `<key>_spread` = [min, max] of the rounds' ratios:
+//       context_p50_ms / context_p99_ms and context_p50_ratio / context_p99_ratio (to the floor),
+//       context_large_p99_ms and context_large_p99_ratio (to context_p99_ms),
+//       context_unchanged_p99_ms and context_unchanged_p99_ratio (to the floor p99),
+//       timeline_page_p99_ms, timeline_large_page_p99_ms and their ratios to the floor p99,
+//       search_p99_ms and search_p99_ratio (to the floor p99),
+//       mcp_context_p99_ms and mcp_context_ratio (to context_p99_ms);
 //   - live_first_read and visibility_p99_ms: a message batch answered, then one read: is it in
 //     `live` (the fraction of trials), and how long from sending the batch to that read's answer;
 //   - recompile_p99_ms: a system event answered → its fact in compiled memory (polled);
 //   - feedback_to_context_p99_ms: a `correct_fact` sent → the corrected value in context (polled);
-//   - hot_tier_mb: what the hot tier holds at the end (GET {base}/v1/ops/memory);
-//   - timeline, search and recall figures: see timeline.mjs and search.mjs.
+//     these three over all their trials, split in the same number of rounds for `<key>_spread`
+//     (the rounds' p99s);
+//   - search recall (search.mjs) and hot_tier_mb: what the hot tier holds at the end
+//     (GET {base}/v1/ops/memory).
 import { seedDemo } from "../../scripts/seed-demo.mjs";
-import { percentile, postJson, sortedCopy } from "./figures.mjs";
-import { measureMcp } from "./mcp.mjs";
-import { measureRecall, measureSearch } from "./search.mjs";
-import { measureTimeline } from "./timeline.mjs";
+import { interleavedRounds, pct, pooled, postJson, ratioOverRounds, round } from "./figures.mjs";
+import { mcpProbe } from "./mcp.mjs";
+import { measureRecall, searchProbe } from "./search.mjs";
+import { timelineProbe } from "./timeline.mjs";
 
 const BATCH = 500;
 const CHANNELS = ["whatsapp", "app", "email", "voice"];
@@ -131,7 +142,45 @@ function backgroundIngest(url, key, rate) {
   };
 }
 
-export async function contextFigures(origin, operatorToken, { profiles, perProfile, large, ingestRate, reads }) {
+/**
+ * Trials split into `rounds` rounds: `trial(t)` answers one sample (ms). A round ends early once
+ * it has taken `maxRoundSeconds`. Answers one array of samples per round.
+ */
+async function trialRounds(rounds, trials, maxRoundSeconds, trial) {
+  const out = [];
+  let t = 0;
+  for (let r = 0; r < rounds; r++) {
+    const samples = [];
+    const deadline = performance.now() + maxRoundSeconds * 1000;
+    for (let i = 0; i < Math.round(trials / rounds) && performance.now() < deadline; i++) samples.push(await trial(t++));
+    out.push(samples);
+  }
+  return out;
+}
+
+/**
+ * `reads`: samples per probe in each of `rounds` interleaved rounds; `liveTrials`,
+ * `recompileTrials`, `feedbackTrials`: trials in all, over `rounds` rounds. `maxSeconds`: at most
+ * that long for a round of each kind (`reads`, `live`, `recompile`, `feedback`), so that a machine
+ * too busy for the run's time takes fewer samples rather than an hour.
+ */
+export async function contextFigures(
+  origin,
+  operatorToken,
+  {
+    profiles,
+    perProfile,
+    large,
+    ingestRate,
+    rounds,
+    reads,
+    liveTrials,
+    recompileTrials,
+    feedbackTrials,
+    maxSeconds,
+    log = () => {},
+  },
+) {
   const demo = await seedDemo(origin, operatorToken);
   const base = demo.base_url;
   const url = `${base}/v1/batch`;
@@ -146,32 +195,53 @@ export async function contextFigures(origin, operatorToken, { profiles, perProfi
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   const seedCompileS = (performance.now() - drainStarted) / 1000;
+  log(`context: seed compiled in ${seedCompileS.toFixed(1)} s`);
   const background = backgroundIngest(url, demo.key, ingestRate / 4);
   try {
-    const floor = [];
-    const reads50 = [];
-    for (let i = 0; i < reads; i++) {
-      floor.push(
-        (await timed(async () => (await fetch(`${base}/v1/whoami`, { headers: { authorization: `Bearer ${demo.key}` } })).text()))
-          .ms,
-      );
-      reads50.push((await timed(() => context(base, demo.key, { handle: handleOf(Math.floor(Math.random() * profiles)) }))).ms);
-    }
-    const largeReads = [];
-    for (let i = 0; i < Math.ceil(reads / 2); i++) {
-      largeReads.push((await timed(() => context(base, demo.key, { handle: handleOf(profiles) }))).ms);
-    }
-    const { etag } = await context(base, demo.key, { handle: handleOf(1) });
-    const unchanged = [];
-    for (let i = 0; i < Math.ceil(reads / 2); i++) {
-      const { ms, value } = await timed(() => context(base, demo.key, { handle: handleOf(1), known_etag: etag }));
-      if (value.unchanged) unchanged.push(ms);
-    }
+    const whoami = { headers: { authorization: `Bearer ${demo.key}` } };
+    const read = (body) => timed(() => context(base, demo.key, body));
+    const { etag: firstEtag } = await context(base, demo.key, { handle: handleOf(1) });
+    let etag = firstEtag;
+    const handles = Array.from({ length: 200 }, () => handleOf(Math.floor(Math.random() * profiles)));
+    // Every read latency and its reference, one request of each in turn (figures.mjs).
+    const probes = {
+      floor: async () => (await timed(async () => (await fetch(`${base}/v1/whoami`, whoami)).text())).ms,
+      context: async () => (await read({ handle: handleOf(Math.floor(Math.random() * profiles)) })).ms,
+      large: async () => (await read({ handle: handleOf(profiles) })).ms,
+      // A read whose etag went stale is no sample: the next one asks with the new etag.
+      unchanged: async () => {
+        const { ms, value } = await read({ handle: handleOf(1), known_etag: etag });
+        if (value.unchanged) return ms;
+        etag = value.etag;
+        return undefined;
+      },
+      timeline: timelineProbe({
+        url: base,
+        key: demo.key,
+        pick: () => handles[Math.floor(Math.random() * handles.length)],
+        depth: 3,
+      }),
+      timelineLarge: timelineProbe({ url: base, key: demo.key, pick: () => handleOf(profiles), depth: 20 }),
+      search: searchProbe({ url: base, key: demo.key, handles }),
+      mcp: mcpProbe({ base, key: demo.key, handles }),
+    };
+    log(`context: ${Object.keys(probes).length} probes interleaved, ${rounds} rounds of ${reads} samples each`);
+    const samples = await interleavedRounds({
+      probes,
+      rounds,
+      perRound: reads,
+      warmup: 20,
+      maxRoundSeconds: maxSeconds.reads,
+      onRound: (r, taken) =>
+        log(
+          `context: read round ${r + 1} of ${rounds}: ${taken.floor.length} samples each; p50 ${Object.entries(taken)
+            .map(([name, list]) => `${name} ${pct(list, 50).toFixed(1)}`)
+            .join(", ")} ms`,
+        ),
+    });
 
     let live = 0;
-    const visibility = [];
-    const trials = 500;
-    for (let t = 0; t < trials; t++) {
+    const visibility = await trialRounds(rounds, liveTrials, maxSeconds.live, async (t) => {
       const profile = Math.floor(Math.random() * profiles);
       const text = `live trial ${t} ${Math.random().toString(36).slice(2)}`;
       const t0 = performance.now();
@@ -191,11 +261,11 @@ export async function contextFigures(origin, operatorToken, { profiles, perProfi
       });
       const answer = await context(base, demo.key, { handle: handleOf(profile) });
       if (answer.live.some((item) => item.text === text)) live++;
-      visibility.push(performance.now() - t0);
-    }
+      return performance.now() - t0;
+    });
+    log(`context: ${visibility.flat().length} live trials done`);
 
-    const recompile = [];
-    for (let t = 0; t < 30; t++) {
+    const recompile = await trialRounds(rounds, recompileTrials, maxSeconds.recompile, async (t) => {
       const profile = Math.floor(Math.random() * profiles);
       const value = `v${t}-${Math.random().toString(36).slice(2, 8)}`;
       const t0 = performance.now();
@@ -220,10 +290,10 @@ export async function contextFigures(origin, operatorToken, { profiles, perProfi
         if (performance.now() - t0 > 30_000) throw new Error("recompile: a system event was not compiled within 30 s");
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      recompile.push(performance.now() - t0);
-    }
-    const feedbackToContext = [];
-    for (let t = 0; t < 100; t++) {
+      return performance.now() - t0;
+    });
+    log(`context: ${recompile.flat().length} recompile trials done`);
+    const feedbackToContext = await trialRounds(rounds, feedbackTrials, maxSeconds.feedback, async (t) => {
       const handle = handleOf(Math.floor(Math.random() * profiles));
       const tier = (await context(base, demo.key, { handle })).memory.facts.find((fact) => fact.key === "tier");
       if (!tier) throw new Error("feedback: a seeded profile has no tier fact");
@@ -238,39 +308,46 @@ export async function contextFigures(origin, operatorToken, { profiles, perProfi
         if (performance.now() - t0 > 30_000) throw new Error("feedback: a correction did not reach the context within 30 s");
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      feedbackToContext.push(performance.now() - t0);
-    }
-    // Navigating memory (issue: navigation), on the same seeded space under the same ingest.
-    const floorP99 = percentile(sortedCopy(floor), 99);
-    const handles = Array.from({ length: 200 }, () => handleOf(Math.floor(Math.random() * profiles)));
-    const navigation = {
-      ...(await measureTimeline({ url: base, key: demo.key, handles, largeHandle: handleOf(profiles), floorP99 })),
-      ...(await measureSearch({ url: base, key: demo.key, handles, floorP99 })),
-      ...(await measureRecall({ url: base, key: demo.key })),
-      // Agents (issue: MCP): get_customer_context over the HTTP context p99 of this space.
-      ...(await measureMcp({ base, key: demo.key, handles, httpP99: percentile(sortedCopy(reads50), 99) })),
-    };
+      return performance.now() - t0;
+    });
+    log(`context: ${feedbackToContext.flat().length} feedback trials done`);
+    // Retrieval quality (issue: navigation), on the same seeded space under the same ingest.
+    const recall = await measureRecall({ url: base, key: demo.key });
     const stats = await memoryStats(base, operatorToken);
-    const f = sortedCopy(floor);
-    const c = sortedCopy(reads50);
+    const { floor, context: reads50, large: largeReads, unchanged, timeline, timelineLarge, search, mcp } = samples;
     return {
-      floor_p50: percentile(f, 50),
-      floor_p99: percentile(f, 99),
-      p50: percentile(c, 50),
-      p99: percentile(c, 99),
-      largeP99: percentile(sortedCopy(largeReads), 99),
-      unchangedP99: percentile(sortedCopy(unchanged), 99),
-      unchangedShare: unchanged.length / Math.ceil(reads / 2),
-      liveFirstRead: live / trials,
-      visibilityP99: percentile(sortedCopy(visibility), 99),
-      recompileP99: percentile(sortedCopy(recompile), 99),
-      feedbackToContextP99: percentile(sortedCopy(feedbackToContext), 99),
-      navigation,
-      hotTierMb: stats.hot_tier_bytes / (1024 * 1024),
+      samples,
+      trials: { live: visibility.flat().length, recompile: recompile.flat().length, feedback: feedbackToContext.flat().length },
+      figures: {
+        ...pooled("context_p50_ms", reads50, 50),
+        ...pooled("context_p99_ms", reads50, 99),
+        ...ratioOverRounds("context_p50_ratio", reads50, floor, 50),
+        ...ratioOverRounds("context_p99_ratio", reads50, floor, 99),
+        ...pooled("context_floor_p50_ms", floor, 50),
+        ...pooled("context_floor_p99_ms", floor, 99),
+        ...pooled("context_large_p99_ms", largeReads, 99),
+        ...ratioOverRounds("context_large_p99_ratio", largeReads, reads50, 99),
+        ...pooled("context_unchanged_p99_ms", unchanged, 99),
+        ...ratioOverRounds("context_unchanged_p99_ratio", unchanged, floor, 99),
+        live_first_read: round(live / visibility.flat().length, 3),
+        ...pooled("visibility_p99_ms", visibility, 99),
+        ...pooled("recompile_p99_ms", recompile, 99),
+        ...pooled("feedback_to_context_p99_ms", feedbackToContext, 99),
+        ...pooled("timeline_page_p99_ms", timeline, 99),
+        ...pooled("timeline_large_page_p99_ms", timelineLarge, 99),
+        ...ratioOverRounds("timeline_page_p99_ratio", timeline, floor, 99),
+        ...ratioOverRounds("timeline_large_page_p99_ratio", timelineLarge, floor, 99),
+        ...pooled("search_p99_ms", search, 99),
+        ...ratioOverRounds("search_p99_ratio", search, floor, 99),
+        ...recall,
+        ...pooled("mcp_context_p99_ms", mcp, 99),
+        ...ratioOverRounds("mcp_context_ratio", mcp, reads50, 99),
+        hot_tier_mb: round(stats.hot_tier_bytes / (1024 * 1024), 2),
+        context_seed_compile_s: round(seedCompileS),
+        context_profiles: profiles + 1,
+        context_events: profiles * perProfile + large,
+      },
       backgroundItems: await background.stop(),
-      seedCompileS,
-      profiles: profiles + 1,
-      events: profiles * perProfile + large,
     };
   } catch (error) {
     await background.stop().catch(() => {});

@@ -1,12 +1,9 @@
-// MCP figures of `npm run bench` (issue: MCP endpoint), on a seeded space of the running service:
+// MCP probe of `npm run bench` (issue: MCP endpoint), on a seeded space of the running service.
+// context.mjs takes its samples in its interleaved rounds, next to `POST /v1/context`:
 //   - mcp_context_p99_ms: p99 of sequential `get_customer_context` tool calls, each one plain
 //     JSON-RPC POST to `{base}/mcp` (the endpoint is stateless: no initialize, no session);
-//   - mcp_context_ratio: that p99 over the p99 of `POST /v1/context` measured by the caller in
-//     the same run (`httpP99`), so it is what MCP adds to the same read (target ≤ 1.3).
-import { percentile, round } from "./figures.mjs";
-
-const WARMUP_CALLS = 20;
-const CALLS = 300;
+//   - mcp_context_ratio: that p99 over the p99 of `POST /v1/context` of the same round, the
+//     median of the rounds: what MCP adds to the same read (target ≤ 1.3).
 
 const handleOf = (handle) => (typeof handle === "string" ? { type: "phone_e164", value: handle } : handle);
 
@@ -36,22 +33,17 @@ async function callContext(base, key, id, handle) {
 }
 
 /**
- * `base` the space's data base URL, `key` a source key with scope `context`, `handles` customers
- * of the space (handle objects, or phone numbers), `httpP99` the p99 of `POST /v1/context` of the
- * same run.
+ * A probe: one `get_customer_context` call per call, for a random customer of `handles` (handle
+ * objects, or phone numbers); answers its time in ms. `base` the space's data base URL, `key` a
+ * source key with scope `context`.
  */
-export async function measureMcp({ base, key, handles, httpP99 }) {
-  if (!handles || handles.length === 0) throw new Error("measureMcp needs the handles of the seeded space");
-  const once = async (i) => {
+export function mcpProbe({ base, key, handles }) {
+  if (!handles || handles.length === 0) throw new Error("mcpProbe needs the handles of the seeded space");
+  let id = 0;
+  return async () => {
     const handle = handleOf(handles[Math.floor(Math.random() * handles.length)]);
     const t0 = performance.now();
-    await callContext(base, key, i, handle);
+    await callContext(base, key, id++, handle);
     return performance.now() - t0;
   };
-  for (let i = 0; i < WARMUP_CALLS; i++) await once(i);
-  const latencies = [];
-  for (let i = 0; i < CALLS; i++) latencies.push(await once(WARMUP_CALLS + i));
-  latencies.sort((a, b) => a - b);
-  const p99 = percentile(latencies, 99);
-  return { mcp_context_p99_ms: round(p99, 1), mcp_context_ratio: round(p99 / httpP99, 2) };
 }

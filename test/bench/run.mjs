@@ -5,48 +5,119 @@
 //     inserts the same batches raw into the same `items` table;
 //   - the storage limit: that object's insert loop alone;
 //   - the floor: an authenticated request that does no work (`GET /v1/whoami`).
-// Prints a table and, as the last line of stdout, one JSON object of figures.
+// Prints a table, a verdict for every target, and, as the last line of stdout, one JSON object
+// of figures.
 //
-// Environment: BENCH_SECONDS (measured seconds per target, default 10), BENCH_WARMUP_SECONDS
-// (default 2), BENCH_SLICES (alternating slices per target, default 5), BENCH_CLIENTS (default 4), BENCH_FLOOR_REQUESTS (default 500),
-// BENCH_STORAGE_BATCHES (batches per storage-limit round, default 40), BENCH_VERBOSE=1 (show
-// wrangler's output), BENCH_QUICK=1 (smaller identity figures, for iterating; the closing note
-// of an issue reports the full run).
+// Figures that hold from run to run (a p99 of a hundred samples in one window on a noisy 2-core
+// machine is one or two samples):
+//   - Interleaved rounds. Every latency and its reference are measured in ROUNDS rounds (default
+//     5), target and reference alternating within each round and their order reversed every
+//     other round: the full path, the minimal path and the storage limit, one slice each per
+//     round; in the context space the eight read probes, one request of each in turn
+//     (context.mjs). A ratio is the MEDIAN OF THE ROUNDS' RATIOS (each round's target over the
+//     same round's reference); a figure in ms or items/s is taken over all rounds' samples at
+//     once. Beside each, `<key>_spread` = [min, max] of the rounds' values (for a ratio, the
+//     rounds' ratios; for a percentile, the rounds' own percentiles). One convention throughout.
+//   - Samples behind each percentile, full run (BENCH_QUICK=1 in brackets). Nearest rank: a p99
+//     of n samples is the smallest of its n/100 largest, so it rests on n/100 samples.
+//       batch latency, full and minimal path: ROUNDS × ROUND_BATCHES = 5 × 200 = 1,000 batches
+//         each (5 × 60 = 300): p99 on 10 (3); a round's p99 on 2 (1);
+//       floor (GET /v1/whoami, right after the warm-ups): 1,000 sequential (400): p99 on 10 (4);
+//       context reads of a random and of the large profile, known_etag reads, timeline pages of
+//         both, search, MCP, and the floor beside them: 5 × 240 = 1,200 each (5 × 40 = 200):
+//         p99 on 12 (2); a round's on 2;
+//       visibility and live_first_read: 1,000 trials (200): p99 on 10 (2);
+//       recompile and feedback to context: 300 trials each (50): p99 on 3 (1). Each waits for a
+//         compile (200 ms debounce), and the run's time allows no more; their spread says how
+//         far that p99 moves from round to round;
+//       storage limit: one drain of STORAGE_BATCHES × 500 rows per round (the median of 5).
+//     On a machine too busy for the run's time, a slice ends after SLICE_MAX_SECONDS and a round
+//     of context samples after its `maxSeconds` (below), with fewer samples: the table prints
+//     how many samples stand behind each figure.
+//   - Single-shot timings are repeated, each in a space of its own, and reported as the median
+//     with the spread: the merge of two profiles of 5,000 events (merge_5k_ms) 5 times (3), of
+//     50,000 (merge_large_ms) 3 times (the quick run merges 5,000 only: merge_large_ms is its
+//     5,000 figure), the suggestions job 3 times (3), on a service of its own.
+//   - The servers run a snapshot of the tree taken at the start, with wrangler's local
+//     observability off (servers.mjs).
+//
+// Environment: BENCH_ROUNDS (interleaved rounds of every phase, default 5), BENCH_ROUND_BATCHES
+// (batches per path per round, default 200, quick 60), BENCH_SLICE_MAX_SECONDS (default 30,
+// quick 15), BENCH_WARMUP_SECONDS (default 2), BENCH_CLIENTS (default 4), BENCH_FLOOR_REQUESTS
+// (default 1000, quick 400), BENCH_STORAGE_BATCHES (batches per storage-limit drain, default
+// 40), BENCH_VERBOSE=1 (show wrangler's output), BENCH_QUICK=1 (smaller spaces and fewer
+// samples, for iterating: a few minutes; the closing note of an issue reports the full run),
+// BENCH_LOCAL_OBSERVABILITY=1 (keep wrangler's local observability on, to measure its cost).
 // Identity figures (test/bench/identity.mjs) are measured on the same service, each in a space
-// of its own, after the ingest slices.
+// of its own, after the ingest rounds and the context figures.
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
 import { contextFigures } from "./context.mjs";
+import { median, overRounds, pct, pooled, ratioOverRounds, round, spread } from "./figures.mjs";
 import { identifyRate, mergeLarge, suggestionsJob } from "./identity.mjs";
-import { startWrangler, stopAll } from "./servers.mjs";
+import { snapshotTree, startWrangler, stopAll } from "./servers.mjs";
 import { Workload } from "./workload.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const MINIMAL_DIR = fileURLToPath(new URL("./minimal/", import.meta.url));
-const SECONDS = setting("BENCH_SECONDS", 10);
+const QUICK = process.env.BENCH_QUICK === "1";
+const ROUNDS = Math.round(setting("BENCH_ROUNDS", 5));
+const ROUND_BATCHES = Math.round(setting("BENCH_ROUND_BATCHES", QUICK ? 60 : 200));
+/** A slice ends after ROUND_BATCHES batches or this many seconds, whichever comes first. */
+const SLICE_MAX_SECONDS = setting("BENCH_SLICE_MAX_SECONDS", QUICK ? 15 : 30);
 const WARMUP_SECONDS = setting("BENCH_WARMUP_SECONDS", 2);
 const CLIENTS = Math.round(setting("BENCH_CLIENTS", 4));
-const FLOOR_REQUESTS = Math.round(setting("BENCH_FLOOR_REQUESTS", 500));
+const FLOOR_REQUESTS = Math.round(setting("BENCH_FLOOR_REQUESTS", QUICK ? 400 : 1_000));
 const STORAGE_BATCHES = Math.round(setting("BENCH_STORAGE_BATCHES", 40));
-const STORAGE_ROUNDS = 3;
-const SLICES = Math.round(setting("BENCH_SLICES", 5));
-const QUICK = process.env.BENCH_QUICK === "1";
 const IDENTITY = QUICK
-  ? { merges: 1_000, mergeEvents: [5_000], suggestionProfiles: 10_000 }
-  : { merges: 5_000, mergeEvents: [5_000, 50_000], suggestionProfiles: 100_000 };
+  ? { merges: 1_000, mergeEvents: [5_000], mergeRepeats: [3], suggestionProfiles: 10_000, suggestionRepeats: 3 }
+  : { merges: 5_000, mergeEvents: [5_000, 50_000], mergeRepeats: [5, 3], suggestionProfiles: 100_000, suggestionRepeats: 3 };
+/** `maxSeconds`: at most that long for one round of each kind of sample (context.mjs). */
 const CONTEXT = QUICK
-  ? { profiles: 2_000, perProfile: 10, large: 5_000, reads: 200 }
-  : { profiles: 20_000, perProfile: 10, large: 50_000, reads: 500 };
+  ? {
+      profiles: 2_000,
+      perProfile: 10,
+      large: 5_000,
+      reads: 40,
+      liveTrials: 200,
+      recompileTrials: 50,
+      feedbackTrials: 50,
+      maxSeconds: { reads: 30, live: 10, recompile: 15, feedback: 15 },
+    }
+  : {
+      profiles: 20_000,
+      perProfile: 10,
+      large: 50_000,
+      reads: 240,
+      liveTrials: 1_000,
+      recompileTrials: 300,
+      feedbackTrials: 300,
+      maxSeconds: { reads: 60, live: 20, recompile: 30, feedback: 30 },
+    };
 const BATCH_ITEMS = 500;
 const WARMUP_BATCHES = 60;
-/**
- * Batches built before a measurement: enough for POOL_FACTOR times the warm-up rate, and never
- * fewer than MIN_POOL_RATE items/s would need (a warm-up on a busy machine can be slow).
- */
-const POOL_FACTOR = 3;
-const MIN_POOL_RATE = 15_000;
+/** Targets of the figures, as the issues name them: printed as verdicts under the table. */
+const TARGETS = [
+  ["context_p50_ratio", "≤", 1.5, "context p50 / floor p50"],
+  ["context_p99_ratio", "≤", 2.0, "context p99 / floor p99"],
+  ["context_large_p99_ratio", "≤", 1.2, "large profile p99 / context p99"],
+  ["context_unchanged_p99_ratio", "≤", 1.2, "known_etag p99 / floor p99"],
+  ["live_first_read", "≥", 1.0, "share of first reads holding the message"],
+  ["recompile_p99_ms", "≤", 1_000, "system event to compiled memory"],
+  ["feedback_to_context_p99_ms", "≤", 1_000, "correct_fact to context"],
+  ["ingest_ratio", "≥", 0.5, "full / minimal path items/s"],
+  ["batch_p99_ratio", "≤", 1.5, "full / minimal path batch p99"],
+  ["hot_tier_mb", "≤", 8, "hot tier at the end"],
+  ["merge_large_ms", "≤", 50, "merge of two large profiles"],
+  ["suggestions_max_slice_ms", "≤", 10, "longest slice of the job"],
+  ["suggestions_job_ms", "≤", 10_000, "suggestions job"],
+  ["search_p99_ratio", "≤", 3.0, "search p99 / floor p99"],
+  ["search_recall_ratio", "≥", 1.0, "recall@10 / textbook BM25's"],
+  ["mcp_context_ratio", "≤", 1.3, "MCP p99 / HTTP context p99"],
+  ["timeline_page_p99_ratio", null, null, "timeline page p99 / floor p99"],
+  ["timeline_large_page_p99_ratio", null, null, "large profile's page p99 / floor p99"],
+];
 
 function setting(name, fallback) {
   const raw = process.env[name];
@@ -56,12 +127,21 @@ function setting(name, fallback) {
   return value;
 }
 
+// The servers build from a copy of the tree taken now: wrangler dev restarts a worker whose
+// sources change, and the tree is edited while benches run.
+const tree = snapshotTree(ROOT);
+const MINIMAL_DIR = join(tree.dir, "test", "bench", "minimal");
+
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
-    stopAll().finally(() => process.exit(130));
+    stopAll().finally(() => {
+      tree.remove();
+      process.exit(130);
+    });
   });
 }
 
+const started = performance.now();
 try {
   const figures = await main();
   printTable(figures);
@@ -71,167 +151,226 @@ try {
   process.exitCode = 1;
 } finally {
   await stopAll();
-  rmSync(new URL("./minimal/.wrangler", import.meta.url), { recursive: true, force: true });
+  tree.remove();
 }
 
 async function main() {
   const workload = new Workload({ run: randomBytes(4).toString("hex"), batchItems: BATCH_ITEMS });
   log(`building ${WARMUP_BATCHES} warm-up batches of ${BATCH_ITEMS} items`);
   const warmup = workload.bodies("warm", WARMUP_BATCHES);
-  const pool = [];
-  const ensurePool = (rate) => {
-    const need = Math.ceil((Math.max(POOL_FACTOR * rate, MIN_POOL_RATE) * SECONDS) / BATCH_ITEMS) + 4 * CLIENTS;
-    if (pool.length < need) {
-      log(`building ${need - pool.length} more batches (${need} in all) before timing`);
-      pool.push(...workload.bodies("run", need - pool.length));
-    }
-  };
 
-  // Both servers run side by side; the full and the minimal path are measured in alternating
-  // slices, so a noisy neighbour on the machine weighs on both alike and the ratio holds.
+  // Both servers run side by side; the full path, the minimal path and the storage limit are
+  // measured in interleaved rounds, so a noisy neighbour on the machine weighs on all alike.
   const secrets = Object.fromEntries(
     ["KEY_PEPPER", "JWT_SECRET", "OPERATOR_TOKEN", "UPLOAD_SECRET"].map((name) => [name, randomBytes(32).toString("base64url")]),
   );
   log("starting the service and the minimal path (wrangler dev)");
   const [service, bare] = await Promise.all([
-    startWrangler({ label: "full", cwd: ROOT, vars: secrets, readyPath: "/v1/openapi.json" }),
+    startWrangler({ label: "full", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" }),
     startWrangler({ label: "minimal", cwd: MINIMAL_DIR, config: "wrangler.toml", readyPath: "/noop" }),
   ]);
-  let full;
-  let minimal;
+  let ingest;
   let floor;
-  let storage;
   let identify;
   const merges = [];
-  let suggestions;
+  const suggestions = [];
   let context;
+  let observability = [];
   try {
     const demo = await seedDemo(service.origin, secrets.OPERATOR_TOKEN);
     const targets = {
-      full: { url: `${demo.base_url}/v1/batch`, headers: { authorization: `Bearer ${demo.key}` }, runs: [] },
-      minimal: { url: `${bare.origin}/v1/batch`, headers: {}, runs: [] },
+      full: { url: `${demo.base_url}/v1/batch`, headers: { authorization: `Bearer ${demo.key}` } },
+      minimal: { url: `${bare.origin}/v1/batch`, headers: {} },
     };
-    let warmRate = 0;
     for (const [name, target] of Object.entries(targets)) {
       log(`${name} path: warming up (${WARMUP_SECONDS}s)`);
       const warm = await load(target.url, target.headers, warmup.splice(0, warmup.length / 2), WARMUP_SECONDS);
       assertClean(`${name} path warm-up`, warm);
-      warmRate = Math.max(warmRate, warm.rate);
     }
     log(`floor: ${FLOOR_REQUESTS} sequential GET /v1/whoami`);
     floor = await sequential(`${demo.base_url}/v1/whoami`, targets.full.headers, FLOOR_REQUESTS);
-    ensurePool(2 * warmRate);
-    log(`full and minimal path: ${CLIENTS} clients, ${SLICES} alternating slices of ${SECONDS / SLICES}s each`);
-    for (let slice = 0; slice < SLICES; slice++) {
-      for (const [name, target] of Object.entries(targets)) {
-        const run = await load(target.url, target.headers, pool, SECONDS / SLICES);
-        assertClean(`${name} path`, run);
-        target.runs.push(run);
-      }
-    }
-    full = merged(targets.full.runs);
-    minimal = merged(targets.minimal.runs);
+    log(`floor: p50 ${floor.p50.toFixed(1)} ms, p99 ${floor.p99.toFixed(1)} ms`);
+    ingest = await ingestRounds(targets, bare.origin, workload);
     // Early, for iterating on ingest: the whole table comes at the end.
-    log(
-      `ingest: full ${Math.round(full.rate)} items/s, minimal ${Math.round(minimal.rate)} items/s, ratio ${(full.rate / minimal.rate).toFixed(3)}`,
-    );
-    log(`storage limit: ${STORAGE_ROUNDS} rounds of ${STORAGE_BATCHES} batches in one call`);
-    storage = await storageLimit(bare.origin, workload);
+    log(`ingest: ratio ${ingest.json.ingest_ratio} (rounds ${ingest.json.ingest_ratio_spread.join(" to ")})`);
     log(
       `context: ${CONTEXT.profiles} profiles of ${CONTEXT.perProfile} events and one of ${CONTEXT.large}, read under a steady ingest`,
     );
-    context = await contextFigures(service.origin, secrets.OPERATOR_TOKEN, { ...CONTEXT, ingestRate: full.rate });
+    context = await contextFigures(service.origin, secrets.OPERATOR_TOKEN, {
+      ...CONTEXT,
+      rounds: ROUNDS,
+      ingestRate: ingest.json.ingest_items_per_s,
+      log,
+    });
     log(`identify: ${IDENTITY.merges} identify items merging two profiles each`);
     identify = await identifyRate(service.origin, secrets.OPERATOR_TOKEN, { merges: IDENTITY.merges });
-    for (const events of IDENTITY.mergeEvents) {
-      log(`merge of two profiles of ${events} events each`);
-      merges.push(await mergeLarge(service.origin, secrets.OPERATOR_TOKEN, events, Math.max(10, 2 * floor.p50)));
+    for (const [i, events] of IDENTITY.mergeEvents.entries()) {
+      const repeats = [];
+      for (let k = 0; k < IDENTITY.mergeRepeats[i]; k++) {
+        log(`merge of two profiles of ${events} events each (${k + 1} of ${IDENTITY.mergeRepeats[i]})`);
+        repeats.push(await mergeLarge(service.origin, secrets.OPERATOR_TOKEN, events, Math.max(10, 2 * floor.p50)));
+      }
+      merges.push(repeats);
     }
   } finally {
+    observability = [service, bare].filter((server) => server.observabilityWritten()).map((server) => server.label);
     await Promise.all([service.stop(), bare.stop()]);
   }
   // On a service of its own: workerd runs every object of a process on one thread, and the spaces
   // measured before still compile for minutes (the large merge's rebuild, the context space's
   // ingest), which in production run on threads of their own.
-  log(`suggestions job over ${IDENTITY.suggestionProfiles} profiles, on a fresh service (it starts 30 s after the last write)`);
-  const jobService = await startWrangler({ label: "suggestions", cwd: ROOT, vars: secrets, readyPath: "/v1/openapi.json" });
+  const jobService = await startWrangler({ label: "suggestions", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
   try {
-    suggestions = await suggestionsJob(
-      jobService.origin,
-      secrets.OPERATOR_TOKEN,
-      IDENTITY.suggestionProfiles,
-      Math.max(10, 2 * floor.p50),
-    );
+    for (let k = 0; k < IDENTITY.suggestionRepeats; k++) {
+      log(
+        `suggestions job over ${IDENTITY.suggestionProfiles} profiles (${k + 1} of ${IDENTITY.suggestionRepeats}), on a service of its own (it starts 30 s after the last write)`,
+      );
+      suggestions.push(
+        await suggestionsJob(jobService.origin, secrets.OPERATOR_TOKEN, IDENTITY.suggestionProfiles, Math.max(10, 2 * floor.p50)),
+      );
+    }
   } finally {
+    if (jobService.observabilityWritten()) observability.push(jobService.label);
     await jobService.stop();
   }
 
-  const json = {
-    ingest_items_per_s: Math.round(full.rate),
-    minimal_path_items_per_s: Math.round(minimal.rate),
-    storage_limit_items_per_s: Math.round(storage.rate),
-    ingest_ratio: round(full.rate / minimal.rate, 3),
-    storage_ratio: round(full.rate / storage.rate, 3),
-    batch_p50_ms: round(full.p50, 1),
-    batch_p99_ms: round(full.p99, 1),
-    floor_p50_ms: round(floor.p50, 1),
-    floor_p99_ms: round(floor.p99, 1),
-    minimal_batch_p50_ms: round(minimal.p50, 1),
-    minimal_batch_p99_ms: round(minimal.p99, 1),
+  const json = figuresOf({ ingest, floor, identify, merges, suggestions, context });
+  return { json, ingest, floor, context, merges, suggestions, observability };
+}
+
+/** The JSON line: every figure, with `<key>_spread` beside those taken over rounds or repeats. */
+function figuresOf({ ingest, floor, identify, merges, suggestions, context }) {
+  const large = merges.at(-1);
+  return {
+    ...ingest.json,
+    ...pooled("floor_p50_ms", floor.chunks, 50),
+    ...pooled("floor_p99_ms", floor.chunks, 99),
+    ...ingest.latency,
     identify_items_per_s: Math.round(identify.rate),
-    merge_large_ms: round(merges.at(-1).ms, 1),
-    merge_large_events: merges.at(-1).events,
-    merge_5k_ms: round(merges[0].ms, 1),
-    merge_floor_ms: round(merges.at(-1).floor, 1),
-    merge_quiet_wait_s: round(merges.at(-1).waitedS, 1),
-    suggestions_job_ms: Math.round(suggestions.ms),
-    suggestions_max_slice_ms: round(suggestions.maxSliceMs, 2),
-    suggestions_profiles: suggestions.profiles,
-    suggestions_slices: suggestions.slices,
-    suggestions_quiet_wait_s: round(suggestions.waitedS, 1),
-    context_p50_ms: round(context.p50, 1),
-    context_p99_ms: round(context.p99, 1),
-    context_p50_ratio: round(context.p50 / context.floor_p50, 2),
-    context_p99_ratio: round(context.p99 / context.floor_p99, 2),
-    context_floor_p50_ms: round(context.floor_p50, 1),
-    context_floor_p99_ms: round(context.floor_p99, 1),
-    context_large_p99_ms: round(context.largeP99, 1),
-    context_unchanged_p99_ms: round(context.unchangedP99, 1),
-    live_first_read: round(context.liveFirstRead, 3),
-    visibility_p99_ms: round(context.visibilityP99, 1),
-    recompile_p99_ms: round(context.recompileP99, 1),
-    feedback_to_context_p99_ms: round(context.feedbackToContextP99, 1),
-    ...context.navigation,
-    hot_tier_mb: round(context.hotTierMb, 2),
-    context_seed_compile_s: round(context.seedCompileS, 1),
-    context_profiles: context.profiles,
-    context_events: context.events,
-    seconds: SECONDS,
+    ...overRounds(
+      "merge_large_ms",
+      large.map((merge) => merge.ms),
+      1,
+    ),
+    merge_large_events: large[0].events,
+    ...overRounds(
+      "merge_5k_ms",
+      merges[0].map((merge) => merge.ms),
+      1,
+    ),
+    merge_floor_ms: round(median(large.map((merge) => merge.floor)), 1),
+    merge_quiet_wait_s: round(median(large.map((merge) => merge.waitedS)), 1),
+    ...overRounds(
+      "suggestions_job_ms",
+      suggestions.map((job) => job.ms),
+      0,
+    ),
+    ...overRounds(
+      "suggestions_max_slice_ms",
+      suggestions.map((job) => job.maxSliceMs),
+      2,
+    ),
+    suggestions_profiles: suggestions[0].profiles,
+    suggestions_slices: Math.round(median(suggestions.map((job) => job.slices))),
+    suggestions_quiet_wait_s: round(median(suggestions.map((job) => job.waitedS)), 1),
+    ...context.figures,
+    seconds: round(ingest.seconds, 1),
     clients: CLIENTS,
     batch_items: BATCH_ITEMS,
+    rounds: ROUNDS,
   };
-  return { json, full, minimal, storage, floor };
+}
+
+/**
+ * The full path, the minimal path and the storage limit in ROUNDS interleaved rounds: in each,
+ * one slice of ROUND_BATCHES batches per path (CLIENTS clients) and one storage-limit drain,
+ * in the order full, minimal, storage, reversed every other round. Each round's batches are
+ * built before it (untimed), with keys no other batch uses.
+ */
+async function ingestRounds(targets, bareOrigin, workload) {
+  const runs = { full: [], minimal: [] };
+  const storage = [];
+  log(
+    `full path, minimal path and storage limit: ${ROUNDS} interleaved rounds of ${ROUND_BATCHES} batches per path (${CLIENTS} clients) and a drain of ${STORAGE_BATCHES} batches`,
+  );
+  for (let r = 0; r < ROUNDS; r++) {
+    const bodies = { full: workload.bodies(`run${r}f`, ROUND_BATCHES), minimal: workload.bodies(`run${r}m`, ROUND_BATCHES) };
+    const parts = [
+      async () => {
+        const run = await load(targets.full.url, targets.full.headers, bodies.full, SLICE_MAX_SECONDS);
+        assertClean("full path", run);
+        runs.full.push(run);
+      },
+      async () => {
+        const run = await load(targets.minimal.url, targets.minimal.headers, bodies.minimal, SLICE_MAX_SECONDS);
+        assertClean("minimal path", run);
+        runs.minimal.push(run);
+      },
+      async () => {
+        storage.push(await storageLimit(bareOrigin, workload, r));
+      },
+    ];
+    for (const part of r % 2 === 0 ? parts : parts.reverse()) await part();
+    log(
+      `round ${r + 1} of ${ROUNDS}: full ${Math.round(runs.full[r].rate)} items/s, minimal ${Math.round(runs.minimal[r].rate)}, storage ${Math.round(storage[r].rate)}`,
+    );
+  }
+  const full = merged(runs.full);
+  const minimal = merged(runs.minimal);
+  const latencies = (list) => list.map((run) => run.latencies);
+  return {
+    full,
+    minimal,
+    runs,
+    storage,
+    seconds: full.elapsed,
+    json: {
+      ingest_items_per_s: Math.round(full.rate),
+      minimal_path_items_per_s: Math.round(minimal.rate),
+      storage_limit_items_per_s: Math.round(median(storage.map((drain) => drain.rate))),
+      storage_limit_items_per_s_spread: spread(
+        storage.map((drain) => drain.rate),
+        0,
+      ),
+      ...overRounds(
+        "ingest_ratio",
+        runs.full.map((run, r) => run.rate / runs.minimal[r].rate),
+        3,
+      ),
+      ...overRounds(
+        "storage_ratio",
+        runs.full.map((run, r) => run.rate / storage[r].rate),
+        3,
+      ),
+    },
+    // After the floor in the JSON line, as before.
+    latency: {
+      ...pooled("batch_p50_ms", latencies(runs.full), 50),
+      ...pooled("batch_p99_ms", latencies(runs.full), 99),
+      ...ratioOverRounds("batch_p50_ratio", latencies(runs.full), latencies(runs.minimal), 50),
+      ...ratioOverRounds("batch_p99_ratio", latencies(runs.full), latencies(runs.minimal), 99),
+      ...pooled("minimal_batch_p50_ms", latencies(runs.minimal), 50),
+      ...pooled("minimal_batch_p99_ms", latencies(runs.minimal), 99),
+    },
+  };
 }
 
 /**
  * `CLIENTS` clients, each posting the next unsent body as soon as its previous answer is in,
- * until `seconds` have passed (batches started before then are waited for and counted).
+ * until every body is sent or `seconds` have passed (batches started before then are waited for
+ * and counted).
  */
 async function load(url, headers, bodies, seconds) {
   const sendHeaders = { ...headers, "content-type": "application/json" };
   const latencies = [];
   const failures = [];
   let items = 0;
-  let exhausted = false;
   const start = performance.now();
   const deadline = start + seconds * 1000;
   const client = async () => {
     while (performance.now() < deadline) {
       const body = bodies.shift();
-      if (body === undefined) {
-        exhausted = true;
-        return;
-      }
+      if (body === undefined) return;
       const t0 = performance.now();
       let status = 0;
       let text = "";
@@ -250,32 +389,29 @@ async function load(url, headers, bodies, seconds) {
   };
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const elapsed = (performance.now() - start) / 1000;
-  return summary({ latencies, items, elapsed, failures, exhausted });
+  return summary({ latencies, items, elapsed, failures });
 }
 
-function summary({ latencies, items, elapsed, failures, exhausted }) {
-  const sorted = [...latencies].sort((a, b) => a - b);
+function summary({ latencies, items, elapsed, failures }) {
   return {
     latencies,
     batches: latencies.length,
     items,
     elapsed,
     rate: items / elapsed,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
     failures,
-    exhausted,
   };
 }
 
-/** The slices of one target as one run. */
+/** The rounds of one target as one run. */
 function merged(runs) {
   return summary({
     latencies: runs.flatMap((run) => run.latencies),
     items: runs.reduce((sum, run) => sum + run.items, 0),
     elapsed: runs.reduce((sum, run) => sum + run.elapsed, 0),
     failures: runs.flatMap((run) => run.failures),
-    exhausted: runs.some((run) => run.exhausted),
   });
 }
 
@@ -287,14 +423,13 @@ function assertClean(what, run) {
     );
   }
   if (run.batches === 0) throw new Error(`${what}: no batch completed`);
-  if (run.exhausted && !what.endsWith("warm-up")) {
-    throw new Error(
-      `${what}: ran out of pre-built batches after ${run.batches}; raise POOL_FACTOR or MIN_POOL_RATE in test/bench/run.mjs`,
-    );
-  }
 }
 
-/** One request at a time: latency of a request that does no work, after a short warm-up. */
+/**
+ * One request at a time: latency of a request that does no work, after a short warm-up (right
+ * after the paths' warm-ups, as always: the service still compiles what they wrote).
+ * `chunks`: the samples in ROUNDS consecutive parts, for the spread.
+ */
 async function sequential(url, headers, count) {
   const once = async () => {
     const t0 = performance.now();
@@ -306,24 +441,25 @@ async function sequential(url, headers, count) {
   for (let i = 0; i < Math.min(50, count); i++) await once();
   const latencies = [];
   for (let i = 0; i < count; i++) latencies.push(await once());
-  latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  const size = Math.ceil(count / ROUNDS);
+  const chunks = Array.from({ length: ROUNDS }, (_, r) => latencies.slice(r * size, (r + 1) * size)).filter((c) => c.length);
+  return { p50: pct(latencies, 50), p99: pct(latencies, 99), chunks, count };
 }
 
 /**
- * The storage limit: the minimal object's insert loop alone. A round stages STORAGE_BATCHES
- * batches of rows in the object's memory (one call, untimed), then one timed call runs only the
- * insert loop over them, one transactionSync per batch as on the real path, plus the commit that
- * follows the call. The median of STORAGE_ROUNDS rounds.
+ * The storage limit, one round of it: the minimal object's insert loop alone. It stages
+ * STORAGE_BATCHES batches of rows in the object's memory (one call, untimed), then one timed call
+ * runs only the insert loop over them, one transactionSync per batch as on the real path, plus
+ * the commit that follows the call.
  *
- * How it is timed: from here, the call's wall time minus the median of an empty call through
- * the same Worker and object. Not with the object's own clock: workerd only promises that
- * clocks advance across I/O (in production they stand still while code runs). Under
+ * How it is timed: from here, the call's wall time minus the median of 21 empty calls through
+ * the same Worker and object just before. Not with the object's own clock: workerd only promises
+ * that clocks advance across I/O (in production they stand still while code runs). Under
  * `wrangler dev` they do advance during CPU work (verified: the object's performance.now()
  * delta over the loop is printed beside and comes out at 70-80% of the wall figure), but that
  * delta stops before the commit, which runs after the call's code has returned.
  */
-async function storageLimit(origin, workload) {
+async function storageLimit(origin, workload, round) {
   const post = async (path, body) => {
     const response = await fetch(`${origin}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
     const text = await response.text();
@@ -336,29 +472,17 @@ async function storageLimit(origin, workload) {
     await (await fetch(`${origin}/noop`)).text();
     empty.push(performance.now() - t0);
   }
-  empty.sort((a, b) => a - b);
-  const emptyMs = percentile(empty, 50);
-
-  const rounds = [];
-  for (let round = 0; round < STORAGE_ROUNDS; round++) {
-    const tag = `storage-${round}`;
-    const body = JSON.stringify({ items: workload.items(tag) });
-    const staged = await post(`/storage/stage?reps=${STORAGE_BATCHES}&tag=${tag}`, body);
-    const t0 = performance.now();
-    const timing = await post("/storage/drain");
-    const wallMs = performance.now() - t0;
-    if (timing.inserted !== staged.staged)
-      throw new Error(`storage limit: staged ${staged.staged} rows, inserted ${timing.inserted}`);
-    const loopMs = Math.max(wallMs - emptyMs, 0.001);
-    rounds.push({ rate: (timing.inserted / loopMs) * 1000, wallMs, loopMs, objectMs: timing.performanceMs });
-  }
-  rounds.sort((a, b) => a.rate - b.rate);
-  return { ...rounds[Math.floor(rounds.length / 2)], emptyMs, rows: STORAGE_BATCHES * BATCH_ITEMS };
-}
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  const emptyMs = median(empty);
+  const tag = `storage-${round}`;
+  const body = JSON.stringify({ items: workload.items(tag) });
+  const staged = await post(`/storage/stage?reps=${STORAGE_BATCHES}&tag=${tag}`, body);
+  const t0 = performance.now();
+  const timing = await post("/storage/drain");
+  const wallMs = performance.now() - t0;
+  if (timing.inserted !== staged.staged)
+    throw new Error(`storage limit: staged ${staged.staged} rows, inserted ${timing.inserted}`);
+  const loopMs = Math.max(wallMs - emptyMs, 0.001);
+  return { rate: (timing.inserted / loopMs) * 1000, wallMs, loopMs, objectMs: timing.performanceMs, emptyMs };
 }
 
 function safeJson(text) {
@@ -369,78 +493,216 @@ function safeJson(text) {
   }
 }
 
-function round(value, digits) {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
-}
-
 function log(message) {
-  console.error(`[bench] ${message}`);
+  const at = ((performance.now() - started) / 1000).toFixed(0).padStart(5);
+  console.error(`[bench ${at}s] ${message}`);
 }
 
-function printTable({ json, full, minimal, storage }) {
-  const items = (n) => `${Math.round(n).toLocaleString("en-US")} items/s`;
+function count(n) {
+  return Math.round(n).toLocaleString("en-US");
+}
+
+/** How many samples stand behind a percentile: a p99 of n rests on its n/100 largest. */
+function behind(n, p = 99) {
+  return `${count(n)} samples, p${p} on the ${count(Math.max(1, Math.floor((n * (100 - p)) / 100)))} largest`;
+}
+
+function printTable({ json, ingest, floor, context, merges, suggestions, observability }) {
+  const { full, minimal, storage } = ingest;
   const ms = (n) => `${n.toFixed(1)} ms`;
-  const runNote = (run) => `${run.batches} batches in ${run.elapsed.toFixed(1)}s, 0 failed`;
+  const fixed = (digits) => (n) => n.toFixed(digits);
+  const items = (n) => `${count(n)} items/s`;
+  const spreadOf = (key, format) => {
+    const range = json[`${key}_spread`];
+    return range ? `${format(range[0])} to ${format(range[1])}` : "";
+  };
+  const samples = context.samples;
+  const perRound = Math.min(...samples.floor.map((taken) => taken.length));
+  const total = (name) => samples[name].flat().length;
+  const large = merges.at(-1);
   const rows = [
-    ["figure", "value", "note"],
-    ["ingest (full path)", items(json.ingest_items_per_s), runNote(full)],
-    ["  batch latency p50 / p99", `${ms(full.p50)} / ${ms(full.p99)}`, `${CLIENTS} clients, ${BATCH_ITEMS} items per batch`],
-    ["minimal path", items(json.minimal_path_items_per_s), runNote(minimal)],
-    ["  batch latency p50 / p99", `${ms(minimal.p50)} / ${ms(minimal.p99)}`, "bare Worker + one SQLite Durable Object"],
+    ["figure", "value", "spread over rounds", "note"],
+    [
+      "ingest (full path)",
+      items(json.ingest_items_per_s),
+      "",
+      `${full.batches} batches in ${full.elapsed.toFixed(1)} s, ${ROUNDS} rounds of ${ROUND_BATCHES}, 0 failed`,
+    ],
+    [
+      "  batch latency p50 / p99",
+      `${ms(json.batch_p50_ms)} / ${ms(json.batch_p99_ms)}`,
+      `p99 ${spreadOf("batch_p99_ms", ms)}`,
+      `${behind(full.batches)}; ${CLIENTS} clients, ${BATCH_ITEMS} items per batch`,
+    ],
+    [
+      "minimal path",
+      items(json.minimal_path_items_per_s),
+      "",
+      `${minimal.batches} batches in ${minimal.elapsed.toFixed(1)} s, 0 failed`,
+    ],
+    [
+      "  batch latency p50 / p99",
+      `${ms(json.minimal_batch_p50_ms)} / ${ms(json.minimal_batch_p99_ms)}`,
+      `p99 ${spreadOf("minimal_batch_p99_ms", ms)}`,
+      `${behind(minimal.batches)}; bare Worker + one SQLite Durable Object`,
+    ],
     [
       "storage limit",
       items(json.storage_limit_items_per_s),
-      `${storage.rows} rows in ${ms(storage.loopMs)} (call ${ms(storage.wallMs)} - empty call ${ms(storage.emptyMs)}; object's clock ${ms(storage.objectMs)})`,
+      spreadOf("storage_limit_items_per_s", count),
+      `median of ${ROUNDS} drains of ${count(STORAGE_BATCHES * BATCH_ITEMS)} rows (call ${ms(median(storage.map((d) => d.wallMs)))} - empty call ${ms(median(storage.map((d) => d.emptyMs)))}; object's clock ${ms(median(storage.map((d) => d.objectMs)))})`,
     ],
-    ["floor (GET /v1/whoami) p50 / p99", `${ms(json.floor_p50_ms)} / ${ms(json.floor_p99_ms)}`, `${FLOOR_REQUESTS} sequential`],
-    ["ingest ratio (full / minimal)", json.ingest_ratio.toFixed(3), "events carry 1-3 handles, a fifth new"],
-    ["identify (merging two profiles each)", items(json.identify_items_per_s), "batches of 500, one client"],
+    [
+      "floor (GET /v1/whoami) p50 / p99",
+      `${ms(json.floor_p50_ms)} / ${ms(json.floor_p99_ms)}`,
+      `p99 ${spreadOf("floor_p99_ms", ms)}`,
+      `${behind(floor.count)}, sequential, after the warm-ups; spread over ${ROUNDS} consecutive parts`,
+    ],
+    [
+      "ingest ratio (full / minimal)",
+      fixed(3)(json.ingest_ratio),
+      spreadOf("ingest_ratio", fixed(3)),
+      "events carry 1-3 handles, a fifth new",
+    ],
+    ["batch p50 ratio (full / minimal)", fixed(2)(json.batch_p50_ratio), spreadOf("batch_p50_ratio", fixed(2)), ""],
+    [
+      "batch p99 ratio (full / minimal)",
+      fixed(2)(json.batch_p99_ratio),
+      spreadOf("batch_p99_ratio", fixed(2)),
+      `a round's p99 on ${behind(Math.min(...ingest.runs.full.map((run) => run.batches))).replace(/^.*?on /, "")}`,
+    ],
+    ["storage ratio (full / storage limit)", fixed(3)(json.storage_ratio), spreadOf("storage_ratio", fixed(3)), ""],
+    ["identify (merging two profiles each)", items(json.identify_items_per_s), "", "batches of 500, one client"],
     [
       "merge of two large profiles",
       ms(json.merge_large_ms),
-      `${json.merge_large_events} events each; at 5,000: ${ms(json.merge_5k_ms)}; floor ${ms(json.merge_floor_ms)} after ${json.merge_quiet_wait_s} s for the service to be quiet`,
+      spreadOf("merge_large_ms", ms),
+      `median of ${large.length}, ${json.merge_large_events} events each, a space each; floor ${ms(json.merge_floor_ms)} after ${json.merge_quiet_wait_s} s for the service to be quiet (medians)`,
     ],
+    ["  of 5,000 events each", ms(json.merge_5k_ms), spreadOf("merge_5k_ms", ms), `median of ${merges[0].length}`],
     [
       "suggestions job",
       ms(json.suggestions_job_ms),
-      `${json.suggestions_profiles} profiles, ${json.suggestions_slices} slices, after ${json.suggestions_quiet_wait_s} s for the service to be quiet`,
+      spreadOf("suggestions_job_ms", ms),
+      `median of ${suggestions.length} runs, a space each: ${json.suggestions_profiles} profiles, ${json.suggestions_slices} slices, after ${json.suggestions_quiet_wait_s} s for the service to be quiet`,
     ],
-    ["  longest slice", ms(json.suggestions_max_slice_ms), "object's clock under wrangler dev"],
+    [
+      "  longest slice",
+      ms(json.suggestions_max_slice_ms),
+      spreadOf("suggestions_max_slice_ms", ms),
+      "object's clock under wrangler dev; median of the runs' longest",
+    ],
     [
       "context p50 / p99",
       `${ms(json.context_p50_ms)} / ${ms(json.context_p99_ms)}`,
-      `ratios to the floor ${json.context_p50_ratio} / ${json.context_p99_ratio}; ${json.context_profiles} profiles, ${json.context_events} events`,
+      `p99 ${spreadOf("context_p99_ms", ms)}`,
+      `${behind(total("context"))}; ${json.context_profiles} profiles, ${json.context_events} events`,
     ],
-    ["  floor under the same ingest", `${ms(json.context_floor_p50_ms)} / ${ms(json.context_floor_p99_ms)}`, "GET /v1/whoami"],
-    ["  large profile p99", ms(json.context_large_p99_ms), "its events in the hundreds of sessions"],
-    ["  unchanged (known_etag) p99", ms(json.context_unchanged_p99_ms), ""],
+    [
+      "  ratios to the floor p50 / p99",
+      `${fixed(2)(json.context_p50_ratio)} / ${fixed(2)(json.context_p99_ratio)}`,
+      `${spreadOf("context_p50_ratio", fixed(2))} / ${spreadOf("context_p99_ratio", fixed(2))}`,
+      `${ROUNDS} interleaved rounds, at least ${perRound} samples per probe in each; a round's p99 on ${behind(perRound).replace(/^.*?on /, "")}`,
+    ],
+    [
+      "  floor under the same ingest",
+      `${ms(json.context_floor_p50_ms)} / ${ms(json.context_floor_p99_ms)}`,
+      `p99 ${spreadOf("context_floor_p99_ms", ms)}`,
+      `GET /v1/whoami, ${behind(total("floor"))}`,
+    ],
+    [
+      "  large profile p99",
+      ms(json.context_large_p99_ms),
+      spreadOf("context_large_p99_ms", ms),
+      `ratio to context p99 ${json.context_large_p99_ratio} (${spreadOf("context_large_p99_ratio", fixed(2))}); ${behind(total("large"))}`,
+    ],
+    [
+      "  unchanged (known_etag) p99",
+      ms(json.context_unchanged_p99_ms),
+      spreadOf("context_unchanged_p99_ms", ms),
+      `ratio to the floor p99 ${json.context_unchanged_p99_ratio} (${spreadOf("context_unchanged_p99_ratio", fixed(2))}); ${behind(total("unchanged"))}`,
+    ],
     [
       "live on the first read",
       json.live_first_read.toFixed(3),
-      `visibility p99 ${ms(json.visibility_p99_ms)} (batch sent to read answered)`,
+      "",
+      `${context.trials.live} trials; visibility p99 ${ms(json.visibility_p99_ms)} (${spreadOf("visibility_p99_ms", ms)}; batch sent to read answered)`,
     ],
-    ["recompile p99", ms(json.recompile_p99_ms), "system event answered to its fact in compiled memory"],
-    ["feedback to context p99", ms(json.feedback_to_context_p99_ms), "correct_fact sent to the corrected value in context"],
+    [
+      "recompile p99",
+      ms(json.recompile_p99_ms),
+      spreadOf("recompile_p99_ms", ms),
+      `${behind(context.trials.recompile)}; system event answered to its fact in compiled memory`,
+    ],
+    [
+      "feedback to context p99",
+      ms(json.feedback_to_context_p99_ms),
+      spreadOf("feedback_to_context_p99_ms", ms),
+      `${behind(context.trials.feedback)}; correct_fact sent to the corrected value in context`,
+    ],
     [
       "timeline page p99",
       `${ms(json.timeline_page_p99_ms)} / large ${ms(json.timeline_large_page_p99_ms)}`,
-      "first and follow-up pages; the large profile's 50,000 events",
+      `${spreadOf("timeline_page_p99_ms", ms)} / ${spreadOf("timeline_large_page_p99_ms", ms)}`,
+      `ratios to the floor p99 ${json.timeline_page_p99_ratio} / ${json.timeline_large_page_p99_ratio}; ${behind(total("timeline"))} each`,
     ],
-    ["search p99", ms(json.search_p99_ms), `ratio to the floor ${json.search_p99_ratio} (target ≤ 3.0)`],
-    ["MCP context p99", ms(json.mcp_context_p99_ms), `over the HTTP context p99: ${json.mcp_context_ratio} (target ≤ 1.3)`],
+    [
+      "search p99",
+      ms(json.search_p99_ms),
+      spreadOf("search_p99_ms", ms),
+      `ratio to the floor p99 ${json.search_p99_ratio} (${spreadOf("search_p99_ratio", fixed(2))}); ${behind(total("search"))}`,
+    ],
+    [
+      "MCP context p99",
+      ms(json.mcp_context_p99_ms),
+      spreadOf("mcp_context_p99_ms", ms),
+      `over the HTTP context p99: ${json.mcp_context_ratio} (${spreadOf("mcp_context_ratio", fixed(2))}); ${behind(total("mcp"))}`,
+    ],
     [
       "search recall@10",
       String(json.search_recall_at_10),
-      `textbook BM25 ${json.search_recall_textbook_at_10}; ratio ${json.search_recall_ratio} (target ≥ 1.0)`,
+      "",
+      `textbook BM25 ${json.search_recall_textbook_at_10}; ratio ${json.search_recall_ratio}; ${json.search_recall_questions} questions`,
     ],
-    ["hot tier", `${json.hot_tier_mb} MB`, "at the end of the run"],
-    ["seed compiled in", `${json.context_seed_compile_s} s`, "the context space's backlog after its seed, before the reads"],
-    ["storage ratio (full / storage limit)", json.storage_ratio.toFixed(3), ""],
+    ["hot tier", `${json.hot_tier_mb} MB`, "", "at the end of the run"],
+    ["seed compiled in", `${json.context_seed_compile_s} s`, "", "the context space's backlog after its seed, before the reads"],
   ];
-  const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column].length)));
-  const line = (row) => `${row[0].padEnd(widths[0])}  ${row[1].padStart(widths[1])}  ${row[2]}`.trimEnd();
+  printColumns(rows);
+
+  console.log("");
+  const verdicts = [["target", "figure", "spread over rounds", "verdict"]];
+  for (const [key, op, target, what] of TARGETS) {
+    const value = json[key];
+    const range = json[`${key}_spread`];
+    const meets = (v) => (op === "≤" ? v <= target : v >= target);
+    let verdict = "no target named";
+    if (op) {
+      verdict = meets(value) ? "met" : "missed";
+      if (range) {
+        const rounds = range.filter(meets).length;
+        verdict += rounds === 2 ? ", whole spread met" : rounds === 0 ? ", whole spread missed" : ", spread crosses the target";
+      }
+    }
+    verdicts.push([
+      op ? `${key} ${op} ${target}` : key,
+      String(value),
+      range ? `${range[0]} to ${range[1]}` : "",
+      `${verdict} (${what})`,
+    ]);
+  }
+  printColumns(verdicts);
+  const store = observability.length ? `written by ${observability.join(", ")}` : "none written";
+  const wanted = process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "on (BENCH_LOCAL_OBSERVABILITY=1)" : "off";
+  console.log(
+    `\nrun took ${((performance.now() - started) / 60_000).toFixed(1)} min${QUICK ? " (BENCH_QUICK=1)" : ""}; wrangler's local observability ${wanted}, trace store ${store}`,
+  );
+}
+
+function printColumns(rows) {
+  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column].length)));
+  const line = (row) =>
+    `${row[0].padEnd(widths[0])}  ${row[1].padStart(widths[1])}  ${row[2].padEnd(widths[2])}  ${row[3]}`.trimEnd();
   console.log(line(rows[0]));
-  console.log(`${"-".repeat(widths[0])}  ${"-".repeat(widths[1])}  ${"-".repeat(4)}`);
+  console.log(`${widths.map((w) => "-".repeat(w)).join("  ")}  ${"-".repeat(4)}`);
   for (const row of rows.slice(1)) console.log(line(row));
 }

@@ -1,8 +1,9 @@
 // Search figures of `npm run bench` (issue: full-text search), measured on a space of the
-// running service. Two functions, wired in by run.mjs:
-//   - measureSearch: sequential POST /v1/search, half restricted to a customer's handle and half
-//     over the whole space, with questions as agents write them (frequent and rare words mixed):
-//     search_p99_ms, and search_p99_ratio to the floor p99 the caller measured alongside;
+// running service. Two functions, wired in by context.mjs:
+//   - searchProbe: sequential POST /v1/search, half restricted to a customer's handle and half
+//     over the whole space, with questions as agents write them (frequent and rare words mixed),
+//     sampled in the caller's interleaved rounds: search_p99_ms, and search_p99_ratio, over the
+//     floor p99 of the same round (the median of the rounds);
 //   - measureRecall: writes its own conversations (RECALL_CUSTOMERS customers × RECALL_SESSIONS
 //     sessions of turns; in each session one turn answers a question that paraphrases it), then
 //     asks every question restricted to its customer: search_recall_at_10 (share of questions
@@ -10,10 +11,8 @@
 //     the share a plain textbook BM25 (k1 1.2, b 0.75, same tokens: lower case, accents removed,
 //     split on anything but letters and digits) reaches over the same turns, computed here.
 
-import { percentile, postJson, round } from "./figures.mjs";
+import { postJson, round } from "./figures.mjs";
 
-const SEARCH_QUERIES = 300;
-const WARMUP_QUERIES = 20;
 const RECALL_CUSTOMERS = 40;
 const RECALL_SESSIONS = 5;
 const K1 = 1.2;
@@ -40,26 +39,23 @@ const QUESTIONS = [
 const handleOf = (handle) => (typeof handle === "string" ? { type: "phone_e164", value: handle } : handle);
 
 /**
- * Latency of search on a seeded space: `url` its data base URL, `key` a source key with every
- * scope, `handles` customers of the space (handle objects, or phone numbers), `floorP99` the
- * floor (an empty authenticated request) measured by the caller in the same run.
+ * A probe for the latency of search on a seeded space: one question per call, in turn, every
+ * other one restricted to a random customer; answers its time in ms. `url` the space's data base
+ * URL, `key` a source key with every scope, `handles` customers of the space (handle objects, or
+ * phone numbers).
  */
-export async function measureSearch({ url, key, handles, floorP99 }) {
-  if (!handles || handles.length === 0) throw new Error("measureSearch needs the handles of the seeded space");
-  const once = async (i) => {
-    const query = QUESTIONS[i % QUESTIONS.length];
-    const restricted = i % 2 === 0;
+export function searchProbe({ url, key, handles }) {
+  if (!handles || handles.length === 0) throw new Error("searchProbe needs the handles of the seeded space");
+  let i = 0;
+  return async () => {
+    const n = i++;
+    const query = QUESTIONS[n % QUESTIONS.length];
+    const restricted = n % 2 === 0;
     const body = restricted ? { query, handle: handleOf(handles[Math.floor(Math.random() * handles.length)]) } : { query };
     const t0 = performance.now();
     await post(`${url}/v1/search`, key, body);
     return performance.now() - t0;
   };
-  for (let i = 0; i < WARMUP_QUERIES; i++) await once(i);
-  const latencies = [];
-  for (let i = 0; i < SEARCH_QUERIES; i++) latencies.push(await once(i));
-  latencies.sort((a, b) => a - b);
-  const p99 = percentile(latencies, 99);
-  return { search_p99_ms: round(p99, 1), search_p99_ratio: round(p99 / floorP99, 2) };
 }
 
 /**

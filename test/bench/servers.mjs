@@ -1,8 +1,17 @@
 // Starts and stops `wrangler dev` for the benchmark: one process group per server, a fresh
 // persistence directory each, both removed on stop (also on error or Ctrl-C). BENCH_VERBOSE=1
 // forwards wrangler's output (and the workers' console.warn/error) to stderr.
+//
+// Two things wrangler dev does by default that a benchmark must not:
+//   - it rebuilds and restarts the worker whenever a source file changes, losing the objects'
+//     memory mid-run (and people edit the tree while a bench runs): the servers run from a
+//     snapshot of the tree taken when the bench starts (`snapshotTree`), which nobody edits;
+//   - local observability (X_LOCAL_OBSERVABILITY, on by default in wrangler 4.156) stores a
+//     trace of every request under `<persist>/v3/observability`, written by the same workerd
+//     process that serves the requests: 2.1 GB after one full run. Off here;
+//     BENCH_LOCAL_OBSERVABILITY=1 keeps it on, to measure what it costs.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,6 +20,21 @@ import { join } from "node:path";
 const require = createRequire(import.meta.url);
 const WRANGLER = join(require.resolve("wrangler/package.json"), "..", "bin", "wrangler.js");
 const running = new Set();
+const OBSERVABILITY = process.env.BENCH_LOCAL_OBSERVABILITY === "1";
+
+/**
+ * A copy of what the servers build from (the working tree as it is now, not a commit): the
+ * worker's sources, its migrations, the configs and the minimal path, with `node_modules` linked.
+ * Answers its directory and a function that removes it.
+ */
+export function snapshotTree(root) {
+  const dir = mkdtempSync(join(tmpdir(), "cms-bench-tree-"));
+  for (const path of ["src", "migrations", "test/bench/minimal", "wrangler.toml", "tsconfig.json", "package.json"]) {
+    cpSync(join(root, path), join(dir, path), { recursive: true, filter: (source) => !source.includes(".wrangler") });
+  }
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 /** A TCP port nobody listens on right now. */
 export async function freePort() {
@@ -28,9 +52,10 @@ export async function freePort() {
 /**
  * `wrangler dev` in its own process group, run by this Node (22, from the `node` devDependency).
  * Resolves once `readyPath` answers 2xx.
- * @param {{ label: string, cwd: string, config?: string, vars?: Record<string, string>, readyPath: string }} options
+ * `observability`: wrangler's local observability (default: BENCH_LOCAL_OBSERVABILITY=1).
+ * @param {{ label: string, cwd: string, config?: string, vars?: Record<string, string>, readyPath: string, observability?: boolean }} options
  */
-export async function startWrangler({ label, cwd, config, vars = {}, readyPath }) {
+export async function startWrangler({ label, cwd, config, vars = {}, readyPath, observability = OBSERVABILITY }) {
   const port = await freePort();
   const inspectorPort = await freePort();
   const persistDir = mkdtempSync(join(tmpdir(), `cms-bench-${label}-`));
@@ -43,7 +68,12 @@ export async function startWrangler({ label, cwd, config, vars = {}, readyPath }
     cwd,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      NO_COLOR: "1",
+      X_LOCAL_OBSERVABILITY: observability ? "true" : "false",
+    },
   });
   const output = [];
   const keep = (chunk) => {
@@ -59,6 +89,8 @@ export async function startWrangler({ label, cwd, config, vars = {}, readyPath }
     label,
     origin: `http://127.0.0.1:${port}`,
     output: () => output.join(""),
+    /** Whether wrangler's local observability wrote its store (it should not, unless asked to). */
+    observabilityWritten: () => existsSync(join(persistDir, "v3", "observability")),
     stop: async () => {
       running.delete(server);
       await killGroup(child, exited);
