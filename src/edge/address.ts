@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import type { Addresses } from "./openapi";
 
 type Address = { api: "control" } | { api: "data"; space: string; region: string };
 
@@ -24,4 +25,19 @@ export function routedRequest(request: Request, env: Env): Request {
   if (!address || url.pathname === "/v1/openapi.json" || url.pathname === "/docs") return request;
   url.pathname = `${address.api === "control" ? "/control" : `/spaces/${address.space}`}${url.pathname}`;
   return new Request(url, request);
+}
+
+/**
+ * Where both APIs are, as seen from a request's URL: the servers of the document it reads. On a
+ * space's production host, that space and `control.<BASE_HOST>`; on the control host, a space
+ * of this region; elsewhere the path prefixes of that origin (`space`: the one in the path).
+ */
+export function addressesSeenFrom(url: URL, env: Env, space = "demo"): Addresses {
+  const address = addressOf(url.hostname, env);
+  const port = url.port ? `:${url.port}` : "";
+  if (address?.api === "data") return { baseUrl: url.origin, controlUrl: `${url.protocol}//control.${env.BASE_HOST}${port}` };
+  if (address?.api === "control") {
+    return { baseUrl: `${url.protocol}//${space}.${env.REGION}.${env.BASE_HOST}${port}`, controlUrl: url.origin };
+  }
+  return { baseUrl: `${url.origin}/spaces/${space}`, controlUrl: `${url.origin}/control` };
 }

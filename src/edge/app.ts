@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Problem } from "../http/problem";
 import { problemResponse } from "../http/render";
+import { addressesSeenFrom } from "./address";
 import type { AppEnv } from "./context";
 import { authRoutes } from "./control/auth";
 import { configRoutes } from "./control/config";
@@ -21,7 +22,7 @@ import { profileRoutes } from "./data/profiles";
 import { searchRoutes } from "./data/search";
 import { timelineRoutes } from "./data/timeline";
 import { whoamiRoutes } from "./data/whoami";
-import { openApiDocument } from "./openapi";
+import { documentAt, openApiDocument } from "./openapi";
 import { referencePage } from "./reference-page";
 import { requestContext } from "./request-context";
 import { RouteTable } from "./route-table";
@@ -99,7 +100,9 @@ app.use(async (c, next) => {
 });
 
 for (const prefix of ["", DATA_PREFIX, CONTROL_PREFIX]) {
-  app.get(`${prefix}/v1/openapi.json`, (c) => c.json(document));
+  app.get(`${prefix}/v1/openapi.json`, (c) =>
+    c.json(documentAt(document, addressesSeenFrom(new URL(c.req.url), c.env, c.req.param("space")))),
+  );
   app.get(`${prefix}/docs`, (c) => c.html(page));
 }
 app.route(DATA_PREFIX, dataApi);

@@ -219,6 +219,35 @@ describe("OpenAPI 3.1 and the reference page", () => {
     expect((await call("GET", "/spaces/demo/v1/openapi.json")).status).toBe(200);
   });
 
+  it("names in its servers the address it was read from: port, space and production hosts", async () => {
+    type Servers = { variables: Record<string, { default: string }> }[];
+    const read = async (url: string) => {
+      const document = await json<{ servers: Servers; paths: Record<string, { servers: Servers }> }>(await SELF.fetch(url), 200);
+      return {
+        base: document.servers[0]?.variables.base_url?.default,
+        control: document.paths["/v1/tenants"]?.servers[0]?.variables.control_url?.default,
+        batch: document.paths["/v1/batch"]?.servers[0]?.variables.base_url?.default,
+      };
+    };
+    expect(await read("http://127.0.0.1:8788/v1/openapi.json")).toEqual({
+      base: "http://127.0.0.1:8788/spaces/demo",
+      control: "http://127.0.0.1:8788/control",
+      batch: "http://127.0.0.1:8788/spaces/demo",
+    });
+    expect(await read("http://localhost:9000/spaces/acme/v1/openapi.json")).toMatchObject({
+      base: "http://localhost:9000/spaces/acme",
+      control: "http://localhost:9000/control",
+    });
+    expect(await read("https://acme.local.memory.localhost/v1/openapi.json")).toMatchObject({
+      base: "https://acme.local.memory.localhost",
+      control: "https://control.memory.localhost",
+    });
+    expect(await read("https://control.memory.localhost/v1/openapi.json")).toMatchObject({
+      base: "https://demo.local.memory.localhost",
+      control: "https://control.memory.localhost",
+    });
+  });
+
   it("serves an HTML reference at /docs that lists the routes", async () => {
     const response = await call("GET", "/docs");
     expect(response.headers.get("content-type")).toContain("text/html");

@@ -70,10 +70,11 @@ async function documentFromService(from) {
   }
 }
 
+/** The document as `npm run dev` serves it on its default port: its servers name the address read. */
 async function readDocument(url) {
   const response = await fetch(url, { signal: AbortSignal.timeout(60_000) });
   if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
-  return response.json();
+  return JSON.parse((await response.text()).replaceAll(new URL(url).origin, "http://127.0.0.1:8787"));
 }
 
 async function generate(from) {
