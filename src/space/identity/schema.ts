@@ -156,7 +156,8 @@ export const coOccurrences = sqliteTable(
 
 /**
  * Blocking keys of each profile with traits (`linkage/blocking.ts`): profiles sharing a key are
- * compared. Owned by `linkage/pairs.ts`.
+ * compared. `WITHOUT ROWID` (raw SQL in migration `0021`): the key's members are one range of
+ * the primary key, and a profile's keys are found from `linkage_profiles`. Owned by `linkage/pairs.ts`.
  */
 export const linkageKeys = sqliteTable(
   "linkage_keys",
@@ -164,8 +165,19 @@ export const linkageKeys = sqliteTable(
     key: text("key").notNull(),
     profileId: text("profile_id").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.key, table.profileId] }), index("linkage_keys_profile").on(table.profileId)],
+  (table) => [primaryKey({ columns: [table.key, table.profileId] })],
 );
+
+/**
+ * Each profile with traits as the job compares it: its traits (`TraitSet` JSON, the latest
+ * values first) and its blocking keys, so that a comparison reads one row per profile and a
+ * change finds the keys to replace. Owned by `linkage/pairs.ts`.
+ */
+export const linkageProfiles = sqliteTable("linkage_profiles", {
+  profileId: text("profile_id").primaryKey(),
+  traits: text("traits").notNull(),
+  keys: text("keys").notNull(),
+});
 
 /** The profiles a run of the suggestions job compares again. Owned by `linkage/pairs.ts`. */
 export const linkageDirty = sqliteTable("linkage_dirty", {

@@ -2,11 +2,12 @@ import { replicatedConfig } from "../replica";
 import { setTimer, setTimerOnce } from "../timers";
 import { forgetTraitChanges, lastTraitChange, meetingsAfter, readTraits, sampleProfiles, traitChangesAfter } from "./evidence";
 import { firstActiveHandles } from "./handle-store";
-import { blockingKeys, MAX_BLOCK } from "./linkage/blocking";
+import { MAX_BLOCK } from "./linkage/blocking";
 import { compareTraits, decodePattern, encodePattern } from "./linkage/comparisons";
 import { countKeyedProfiles, currentModel, keyedProfiles, saveModel } from "./linkage/model-store";
 import {
   addPairs,
+  comparedTraits,
   dirtyAfter,
   forgetDirty,
   keptPairs,
@@ -16,7 +17,7 @@ import {
   partnersOf,
   patternCounts,
   setMeetings,
-  writeKeys,
+  writeProfiles,
 } from "./linkage/pairs";
 import { sampleU, seeded } from "./linkage/random-pairs";
 import { DEFAULT_SUGGESTION_THRESHOLD } from "./linkage/threshold";
@@ -74,13 +75,13 @@ export interface JobState {
 /** A slice runs steps while its stopwatch shows less than this (measured by `npm run bench`: `suggestions_max_slice_ms`). */
 export const SLICE_BUDGET_MS = 5;
 /** And at most this many steps: in production the clock stands still during work. */
-export const SLICE_STEPS = 4;
-/** Rows one step reads in each phase. */
-const STEP = { changes: 100, pairs: 25, meetings: 100, score: 250, withdraw: 500, tidy: 2_000 } as const;
-/** The sample for u: chunks of profiles, pairs compared in each. */
-export const SAMPLE_CHUNKS = 8;
-const SAMPLE_PROFILES = 250;
-const SAMPLE_PAIRS = 1_250;
+export const SLICE_STEPS = 8;
+/** Rows one step reads in each phase: each step about a millisecond, so a slice ends near its budget. */
+const STEP = { changes: 25, pairs: 8, meetings: 50, score: 100, withdraw: 250, tidy: 500 } as const;
+/** The sample for u: chunks of profiles, pairs compared in each (about 10,000 pairs in all). */
+export const SAMPLE_CHUNKS = 32;
+const SAMPLE_PROFILES = 100;
+const SAMPLE_PAIRS = 300;
 /** How long after a write the job waits, so that a burst of writes makes one run. */
 export const DEBOUNCE_MS = 30_000;
 
@@ -175,14 +176,14 @@ function changesStep(sql: SqlStorage, state: JobState): JobState {
   if (last === null) return then(state, "pairs");
   markDirty(sql, profiles);
   const traits = readTraits(sql, profiles);
-  countKeyedProfiles(sql, writeKeys(sql, new Map(profiles.map((id) => [id, blockingKeys(traits.get(id) ?? {})]))));
+  countKeyedProfiles(sql, writeProfiles(sql, new Map(profiles.map((id) => [id, traits.get(id) ?? {}]))));
   forgetTraitChanges(sql, state.seq, last);
   return { ...state, seq: last };
 }
 
 /** Compares pairs of profiles, in `profile_a` < `profile_b` order, with `meetings`. */
 function compared(sql: SqlStorage, pairs: readonly [string, string, number][]): PairRow[] {
-  const traits = readTraits(sql, [...new Set(pairs.flatMap(([a, b]) => [a, b]))]);
+  const traits = comparedTraits(sql, [...new Set(pairs.flatMap(([a, b]) => [a, b]))]);
   return pairs.map(([p, q, meetings]) => {
     const [a, b] = p < q ? [p, q] : [q, p];
     const pattern = encodePattern(compareTraits(traits.get(a) ?? ({} as TraitSet), traits.get(b) ?? {}));
@@ -235,7 +236,7 @@ function sampleStep(sql: SqlStorage, state: JobState): JobState {
   }
   const rand = seeded(profiles * SAMPLE_CHUNKS + state.chunk);
   const ids = sampleProfiles(sql, SAMPLE_PROFILES, rand);
-  const traits = readTraits(sql, ids);
+  const traits = comparedTraits(sql, ids);
   const chunk = sampleU(
     ids.map((id) => traits.get(id) ?? {}),
     Math.min(SAMPLE_PAIRS, (ids.length * (ids.length - 1)) / 2),

@@ -38,7 +38,8 @@ export function decodePattern(text: string): Pattern {
   return [...text].map((char) => (char === "-" ? null : Number(char)));
 }
 
-const values = (traits: TraitSet, trait: Trait): readonly string[] => traits[trait] ?? [];
+const NONE: readonly string[] = [];
+const values = (traits: TraitSet, trait: Trait): readonly string[] => traits[trait] ?? NONE;
 
 /** The strongest level over every pair of values (the latest and the alternatives of each side). */
 function best(a: readonly string[], b: readonly string[], level: (x: string, y: string) => number): number | null {
@@ -77,6 +78,9 @@ function sameSound(x: string, y: string): boolean {
   return code !== "" && code === soundex(y);
 }
 
+const givenLevel = nameLevel(true);
+const familyLevel = nameLevel(false);
+
 const initialOf = (initial: string, name: string) => initial.length === 1 && name.startsWith(initial);
 
 /**
@@ -92,9 +96,11 @@ function names(a: TraitSet, b: TraitSet): [number | null, number | null] {
     values(b, "given_name"),
     values(b, "family_name"),
   ];
-  const given = best(givenA, givenB, nameLevel(true));
-  const family = best(familyA, familyB, nameLevel(false));
-  if (given === 0 && family === 0) return [given, family];
+  const given = best(givenA, givenB, givenLevel);
+  const family = best(familyA, familyB, familyLevel);
+  // Swapped only where straight does not already agree closely.
+  if ((given ?? 3) <= 1 && (family ?? 4) <= 2) return [given, family];
+  if (givenA.length === 0 || familyA.length === 0 || givenB.length === 0 || familyB.length === 0) return [given, family];
   const crossGiven = bestSimilarity(givenA, familyB);
   const crossFamily = bestSimilarity(familyA, givenB);
   if (crossGiven >= CLOSE && crossFamily >= CLOSE) {

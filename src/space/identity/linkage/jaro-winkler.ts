@@ -12,11 +12,16 @@ export function jaroWinkler(a: string, b: string): number {
   return jaro + prefix * 0.1 * (1 - jaro);
 }
 
+/** Scratch space reused across calls: the job compares hundreds of thousands of pairs. */
+let matchedB = new Uint8Array(64);
+const matchesA: number[] = [];
+
 function jaroOf(a: string, b: string): number {
   if (a.length === 0 || b.length === 0) return 0;
   const window = Math.max(0, Math.floor(Math.max(a.length, b.length) / 2) - 1);
-  const matchedB = new Uint8Array(b.length);
-  const matchesA: number[] = [];
+  if (matchedB.length < b.length) matchedB = new Uint8Array(b.length * 2);
+  matchedB.fill(0, 0, b.length);
+  matchesA.length = 0;
   for (let i = 0; i < a.length; i++) {
     const from = Math.max(0, i - window);
     const to = Math.min(b.length - 1, i + window);

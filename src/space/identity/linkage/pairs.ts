@@ -1,3 +1,6 @@
+import { blockingKeys } from "./blocking";
+import type { TraitSet } from "./traits";
+
 /**
  * The candidate pairs the suggestions job keeps between runs, so that a run compares only the
  * profiles whose traits changed: each profile's blocking keys (`linkage_keys`), the profiles a
@@ -39,42 +42,74 @@ export function markDirty(sql: SqlStorage, profiles: readonly string[]): void {
     .toArray()
     .map((row) => row.profile_id);
   if (fresh.length === 0) return;
-  const gone = sql
-    .exec<{ pattern: string }>(
-      `DELETE FROM linkage_pairs WHERE profile_a IN (SELECT value FROM json_each(?1)) OR profile_b IN (SELECT value FROM json_each(?1))
-       RETURNING pattern`,
-      JSON.stringify(fresh),
-    )
-    .toArray()
-    .map((row) => row.pattern);
+  // Two statements, each by its index: with OR, SQLite scans every pair.
+  const gone = ["profile_a", "profile_b"].flatMap((side) =>
+    sql
+      .exec<{ pattern: string }>(
+        `DELETE FROM linkage_pairs WHERE ${side} IN (SELECT value FROM json_each(?)) RETURNING pattern`,
+        JSON.stringify(fresh),
+      )
+      .toArray()
+      .map((row) => row.pattern),
+  );
   countPatterns(sql, gone, -1);
 }
 
 /**
- * Writes profiles' blocking keys anew. Answers by how much the number of profiles with a key
- * changed (a profile's first keys count one).
+ * Writes profiles as the job compares them: their traits, and their blocking keys (only the keys
+ * that changed are written). Answers how many of them are new (the profiles with traits grew).
  */
-export function writeKeys(sql: SqlStorage, keysOf: ReadonlyMap<string, readonly string[]>): number {
-  if (keysOf.size === 0) return 0;
-  const had = new Set(
+export function writeProfiles(sql: SqlStorage, traitsOf: ReadonlyMap<string, TraitSet>): number {
+  if (traitsOf.size === 0) return 0;
+  const old = new Map(
     sql
-      .exec<{ profile_id: string }>(
-        "DELETE FROM linkage_keys WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING profile_id",
-        JSON.stringify([...keysOf.keys()]),
+      .exec<{ profile_id: string; keys: string }>(
+        "SELECT l.profile_id, l.keys FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
+        JSON.stringify([...traitsOf.keys()]),
       )
       .toArray()
-      .map((row) => row.profile_id),
+      .map((row) => [row.profile_id, new Set(JSON.parse(row.keys) as string[])]),
   );
-  const rows = [...keysOf].flatMap(([profileId, keys]) => keys.map((key) => [key, profileId]));
-  if (rows.length > 0) {
+  const gone: [string, string][] = [];
+  const added: [string, string][] = [];
+  const rows: [string, string, string][] = [];
+  for (const [profileId, traits] of traitsOf) {
+    const keys = blockingKeys(traits);
+    const before = old.get(profileId) ?? new Set<string>();
+    for (const key of before) if (!keys.includes(key)) gone.push([key, profileId]);
+    for (const key of keys) if (!before.has(key)) added.push([key, profileId]);
+    rows.push([profileId, JSON.stringify(traits), JSON.stringify(keys)]);
+  }
+  if (gone.length > 0) {
     sql.exec(
-      "INSERT INTO linkage_keys (key, profile_id) SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k WHERE true ON CONFLICT DO NOTHING",
-      JSON.stringify(rows),
+      "DELETE FROM linkage_keys WHERE (key, profile_id) IN (SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k)",
+      JSON.stringify(gone),
     );
   }
-  let delta = 0;
-  for (const [profileId, keys] of keysOf) delta += (keys.length > 0 ? 1 : 0) - (had.has(profileId) ? 1 : 0);
-  return delta;
+  if (added.length > 0) {
+    sql.exec(
+      "INSERT INTO linkage_keys (key, profile_id) SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k WHERE true ON CONFLICT DO NOTHING",
+      JSON.stringify(added),
+    );
+  }
+  sql.exec(
+    `INSERT INTO linkage_profiles (profile_id, traits, keys) SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2 FROM json_each(?) r WHERE true
+     ON CONFLICT (profile_id) DO UPDATE SET traits = excluded.traits, keys = excluded.keys`,
+    JSON.stringify(rows),
+  );
+  return traitsOf.size - old.size;
+}
+
+/** Profiles' traits as the job last wrote them (a profile it has not read yet has none). */
+export function comparedTraits(sql: SqlStorage, profileIds: readonly string[]): Map<string, TraitSet> {
+  const out = new Map<string, TraitSet>();
+  if (profileIds.length === 0) return out;
+  const rows = sql.exec<{ profile_id: string; traits: string }>(
+    "SELECT l.profile_id, l.traits FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
+    JSON.stringify(profileIds),
+  );
+  for (const row of rows) out.set(row.profile_id, JSON.parse(row.traits) as TraitSet);
+  return out;
 }
 
 /**
@@ -87,7 +122,8 @@ export function partnersOf(sql: SqlStorage, profiles: readonly string[], cap: nu
   return sql
     .exec<{ p: string; q: string }>(
       `WITH mine AS (
-         SELECT k.key, k.profile_id AS p FROM json_each(?1) d CROSS JOIN linkage_keys k ON k.profile_id = d.value
+         SELECT k.value AS key, l.profile_id AS p
+         FROM json_each(?1) d CROSS JOIN linkage_profiles l ON l.profile_id = d.value CROSS JOIN json_each(l.keys) k
        ),
        small AS (
          SELECT key FROM (SELECT DISTINCT key FROM mine) m
