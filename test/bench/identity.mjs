@@ -4,8 +4,14 @@
 //   - merge_large_ms: one `identify` that merges two profiles of N events each (N = 5,000 and
 //     50,000), answered once the service has caught up with their writes: it must not grow with N;
 //   - suggestions_job_ms and suggestions_max_slice_ms: the offline job over P profiles
-//     (BENCH_SUGGESTION_PROFILES, default 100,000) sharing names and postal codes in small groups.
+//     (BENCH_SUGGESTION_PROFILES, default 100,000) sharing names and postal codes in small groups;
+//   - suggestion_precision and suggestion_recall: after the first job, the open suggestions of a
+//     space of 5,000 labelled person records (test/bench/person-records.mjs), pairwise against
+//     the labels, beside the textbook reference's recall over the same records
+//     (test/bench/person-reference.mjs).
 import { seedDemo } from "../../scripts/seed-demo.mjs";
+import { pairwise, personRecords } from "./person-records.mjs";
+import { referenceLinkage } from "./person-reference.mjs";
 
 const BATCH = 500;
 const QUIET_MAX_S = 600;
@@ -164,6 +170,8 @@ export async function suggestionsJob(origin, operatorToken, profiles, quietFloor
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const run = job.last_run;
+  const records = recordsMeasured ? undefined : await personRecordSuggestions(origin, operatorToken);
+  recordsMeasured = true;
   return {
     ms: Date.parse(run.finished_at) - Date.parse(run.started_at),
     maxSliceMs: run.max_slice_ms,
@@ -171,5 +179,65 @@ export async function suggestionsJob(origin, operatorToken, profiles, quietFloor
     profiles,
     found: suggestions > 0,
     waitedS,
+    records,
   };
 }
+
+let recordsMeasured = false;
+
+/** Waits until the space's suggestions job has run and is idle; answers its page's `job`. */
+async function jobIdle(base, key) {
+  const started = performance.now();
+  for (;;) {
+    const page = await (
+      await fetch(`${base}/v1/identity/suggestions?limit=1`, { headers: { authorization: `Bearer ${key}` } })
+    ).json();
+    if (page.job?.status === "idle" && page.job.last_run) return page.job;
+    if (performance.now() - started > 600_000)
+      throw new Error(`suggestions job: not done after 10 minutes (${page.job?.status})`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/**
+ * Labelled person records (one profile each, by a handle of its own) written as a CRM's
+ * `customer.updated` events; once the job has run, every open suggestion read back and scored
+ * pairwise against the labels; the textbook reference scored over the same records.
+ */
+export async function personRecordSuggestions(origin, operatorToken, count = 5_000) {
+  const demo = await seedDemo(origin, operatorToken);
+  const records = personRecords({ count, seed: 30 });
+  const items = records.map((record) =>
+    event(`person-${record.id}`, [{ type: "system_id", scope: "person", value: record.id }], {
+      kind: "system_event",
+      canonical_type: "customer.updated",
+      channel: "crm",
+      content: undefined,
+      speaker: { role: "system" },
+      attributes: record.attributes,
+    }),
+  );
+  await fill(`${demo.base_url}/v1/batch`, demo.key, chunks(items));
+  await jobIdle(demo.base_url, demo.key);
+  const found = [];
+  for (let cursor = null; ; ) {
+    const query = `status=open&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const page = await (
+      await fetch(`${demo.base_url}/v1/identity/suggestions?${query}`, { headers: { authorization: `Bearer ${demo.key}` } })
+    ).json();
+    for (const suggestion of page.data) found.push([suggestion.identifier_a?.value, suggestion.identifier_b?.value]);
+    cursor = page.next_cursor;
+    if (!cursor) break;
+  }
+  const service = pairwise(records, found);
+  const reference = pairwise(records, referenceLinkage(records));
+  return {
+    suggestion_precision: round3(service.precision),
+    suggestion_recall: round3(service.recall),
+    suggestion_reference_precision: round3(reference.precision),
+    suggestion_reference_recall: round3(reference.recall),
+    suggestion_records: count,
+  };
+}
+
+const round3 = (value) => Math.round(value * 1000) / 1000;
