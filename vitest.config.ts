@@ -1,6 +1,12 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+// This file runs in Node; the project's types are the Workers runtime's, which have no `process`.
+declare const process: { env: Record<string, string | undefined> };
+
+/** `npm run test:deep` runs every property longer (test/support/property-runs.ts). */
+const propertyScale = Number(process.env.TEST_PROPERTY_SCALE ?? 1);
+
 export default defineConfig({
   plugins: [
     cloudflareTest({
@@ -17,7 +23,8 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts", "clients/typescript/test/**/*.test.ts"],
-    testTimeout: 30_000,
+    testTimeout: 30_000 * propertyScale,
+    provide: { propertyScale },
     // One runtime per vitest worker for all its files, not one per file: each file used to start
     // workerd and import the Worker again (200 of 480 s). Files never share a space (every test
     // makes its own, `uniqueName`), and the setup file clears the objects a file leaves behind.

@@ -5,3 +5,10 @@ declare global {
     interface Env extends WorkerEnv {}
   }
 }
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Multiplies every property's runs (`test/support/property-runs.ts`); 1 in `npm test`. */
+    propertyScale: number;
+  }
+}

@@ -18,6 +18,7 @@ import {
   trackRuns,
   tryParse,
 } from "../support/hostile";
+import { runs } from "../support/property-runs";
 import { createSpace, message, type Space } from "../support/seed";
 
 /**
@@ -77,7 +78,7 @@ describe("POST /v1/batch with hostile bodies", () => {
           expect(problemCode(answer)).toBe("invalid_input");
         }
       }),
-      { numRuns: RUNS.jsonBodies },
+      { numRuns: runs(RUNS.jsonBodies) },
     );
     finished("jsonBodies");
   }, 120_000);
@@ -91,7 +92,7 @@ describe("POST /v1/batch with hostile bodies", () => {
         expect(answer.status).toBe(422);
         expect(problemCode(answer)).toBe("invalid_input");
       }),
-      { numRuns: RUNS.markedBodies },
+      { numRuns: runs(RUNS.markedBodies) },
     );
     finished("markedBodies");
   }, 120_000);
@@ -122,7 +123,7 @@ describe("POST /v1/batch with hostile bodies", () => {
         const { accepted, duplicates } = answer.body as BatchAnswer;
         expect(accepted + duplicates).toBeGreaterThanOrEqual(mustGoIn);
       }),
-      { numRuns: RUNS.envelopes },
+      { numRuns: runs(RUNS.envelopes) },
     );
     finished("envelopes");
   }, 120_000);
@@ -165,7 +166,7 @@ describe("POST /v1/batch with hostile bodies", () => {
           if (withNeighbour) expect(errors.get(0)).toBeUndefined();
         },
       ),
-      { numRuns: RUNS.itemSize },
+      { numRuns: runs(RUNS.itemSize) },
     );
     finished("itemSize");
   }, 120_000);
@@ -193,7 +194,7 @@ describe("POST /v1/batch with hostile bodies", () => {
           expect(answer.body).toEqual({ accepted: 3, duplicates: 0, errors: [] });
         }
       }),
-      { numRuns: RUNS.bodySize },
+      { numRuns: runs(RUNS.bodySize) },
     );
     finished("bodySize");
   }, 120_000);
@@ -229,7 +230,7 @@ describe("POST /v1/batch with hostile bodies", () => {
           expect(problemCode(answer)).toBe("invalid_input");
         }
       }),
-      { numRuns: RUNS.textBodies },
+      { numRuns: runs(RUNS.textBodies) },
     );
     finished("textBodies");
   }, 120_000);
@@ -287,7 +288,7 @@ describe("POST /v1/batch with hostile bodies", () => {
           expect(problemCode(answer)).toBe("invalid_input");
         }
       }),
-      { numRuns: RUNS.contentTypes },
+      { numRuns: runs(RUNS.contentTypes) },
     );
     finished("contentTypes");
   }, 120_000);

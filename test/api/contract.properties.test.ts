@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { arbitraryOf, type Schema, SchemaSet } from "../support/json-schema";
+import { runs } from "../support/property-runs";
 import { call, createKey, createSpace, json, OPERATOR_TOKEN, type Space } from "../support/seed";
 import { isViolation, namesPlace, violationsOf } from "../support/violations";
 
@@ -58,7 +59,7 @@ const WORDED_RULES = [
  * added later are covered without the run growing past the budget.
  */
 const REQUESTS_PER_PROPERTY = 1400;
-const runsPerOperation = () => Math.max(20, Math.floor(REQUESTS_PER_PROPERTY / operations.length));
+const runsPerOperation = () => Math.max(20, Math.floor(runs(REQUESTS_PER_PROPERTY) / operations.length));
 
 let set: SchemaSet;
 let operations: Operation[] = [];

@@ -20,6 +20,7 @@ import {
   trackRuns,
   tryParse,
 } from "../support/hostile";
+import { runs } from "../support/property-runs";
 import { createSpace, createTenant, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 /**
@@ -121,7 +122,7 @@ describe("control routes with hostile bodies", () => {
           expect(problemCode(answer)).toBe("invalid_input");
         }
       }),
-      { numRuns: RUNS.tenantBodies },
+      { numRuns: runs(RUNS.tenantBodies) },
     );
     finished("tenantBodies");
   }, 120_000);
@@ -151,7 +152,7 @@ describe("control routes with hostile bodies", () => {
           expect(problemCode(answer)).toBe("invalid_input");
         }
       }),
-      { numRuns: RUNS.personBodies },
+      { numRuns: runs(RUNS.personBodies) },
     );
     finished("personBodies");
   }, 120_000);
@@ -183,7 +184,7 @@ describe("control routes with hostile bodies", () => {
           }
         },
       ),
-      { numRuns: RUNS.projectBodies },
+      { numRuns: runs(RUNS.projectBodies) },
     );
     finished("projectBodies");
   }, 120_000);
@@ -257,7 +258,7 @@ describe("control routes with hostile bodies", () => {
           expect(problemCode(answer)).toBe("invalid_input");
         }
       }),
-      { numRuns: RUNS.configBodies },
+      { numRuns: runs(RUNS.configBodies) },
     );
     finished("configBodies");
   }, 120_000);

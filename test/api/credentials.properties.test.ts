@@ -15,6 +15,7 @@ import {
   traceparentArb,
   trackRuns,
 } from "../support/hostile";
+import { runs } from "../support/property-runs";
 import { createSpace, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 /**
@@ -202,7 +203,7 @@ describe("credentials and headers", () => {
         if (expected === 200) checkBatchAnswer(answer, 1, body);
         else expect(problemCode(answer)).toBe(expected === 401 ? "unauthenticated" : "forbidden");
       }),
-      { numRuns: RUNS.dataCredentials },
+      { numRuns: runs(RUNS.dataCredentials) },
     );
     finished("dataCredentials");
   }, 120_000);
@@ -254,7 +255,7 @@ describe("credentials and headers", () => {
           if (expected === 403) expect(problemCode(answer)).toBe("forbidden");
         },
       ),
-      { numRuns: RUNS.controlCredentials },
+      { numRuns: runs(RUNS.controlCredentials) },
     );
     finished("controlCredentials");
   }, 120_000);
@@ -290,7 +291,7 @@ describe("credentials and headers", () => {
         expect(answer.status, `${JSON.stringify(token)} -> ${answer.text}`).toBe(expected);
         if (expected === 401) expect(problemCode(answer)).toBe("unauthenticated");
       }),
-      { numRuns: RUNS.operatorTokens },
+      { numRuns: runs(RUNS.operatorTokens) },
     );
     finished("operatorTokens");
   }, 120_000);
@@ -335,7 +336,7 @@ describe("credentials and headers", () => {
           else seen.set(effective, { body, keyId: created.key_id });
         }
       }),
-      { numRuns: RUNS.idempotencyKeys },
+      { numRuns: runs(RUNS.idempotencyKeys) },
     );
     finished("idempotencyKeys");
   }, 120_000);

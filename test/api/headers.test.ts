@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { personToken } from "../support/identity";
 import { arbitraryOf, type Schema, SchemaSet } from "../support/json-schema";
+import { runs } from "../support/property-runs";
 import { call, createKey, createSpace, json, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 /**
@@ -174,7 +175,7 @@ describe("header parameters: the declared rule, on every operation that declares
             expect(response.status, answer).toBeLessThan(500);
             if (response.status === 422) expect(JSON.parse(answer).detail).not.toContain(`header.${header.name}`);
           }),
-          { numRuns: 24 },
+          { numRuns: runs(24) },
         );
       }
     }

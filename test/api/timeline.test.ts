@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { type TimelinePage, TimelinePageSchema } from "../../src/contract/history";
 import { expectProblem, type Handle, identifyItem, lookup, phone, query, systemId } from "../support/identity";
+import { runs } from "../support/property-runs";
 import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
 
 /**
@@ -118,7 +119,7 @@ describe("timeline: paging by a keyset cursor", () => {
           for (const page of pages.slice(0, -1)) expect(page.data).toHaveLength(limit);
         },
       ),
-      { numRuns: 12 },
+      { numRuns: runs(12) },
     );
   }, 120_000);
 

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { event, type Handle, identifyItem, personToken, query, undo } from "../support/identity";
+import { runs } from "../support/property-runs";
 import { batch, createSpace, json, type Space } from "../support/seed";
 
 /**
@@ -316,24 +317,24 @@ describe("identity properties: handles and events resolve as the model says, and
   }, 60_000);
 
   it("any sequence of events and identify items leaves every handle in exactly one live profile, every event with a profile, as the model assigns them", async () => {
-    let runs = 0;
+    let done = 0;
     await fc.assert(
       fc.asyncProperty(opsArb, async (ops) => {
-        runs++;
+        done++;
         const run = newRun();
         const model = new Model();
         await play(space, run, ops, model);
         expectModel(model, await assignmentOf(space, run));
       }),
-      { numRuns: RUNS.assignment },
+      { numRuns: runs(RUNS.assignment) },
     );
 
     await expectSpaceInvariants(space);
-    expect(runs).toBeGreaterThanOrEqual(RUNS.assignment);
+    expect(done).toBeGreaterThanOrEqual(RUNS.assignment);
   });
 
   it("an identify that merges two or more profiles, undone merge by merge, leaves every handle and event where it was", async () => {
-    let runs = 0;
+    let done = 0;
     const pickArb = fc.record({
       roots: fc.array(fc.nat(), { minLength: 2, maxLength: 4 }),
       handles: fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
@@ -343,7 +344,7 @@ describe("identity properties: handles and events resolve as the model says, and
     });
     await fc.assert(
       fc.asyncProperty(opsWithUndoArb, pickArb, async (ops, pick) => {
-        runs++;
+        done++;
         const run = newRun();
         const model = new Model();
         // The random state (earlier merges, some undone), plus three profiles of handles outside
@@ -430,31 +431,31 @@ describe("identity properties: handles and events resolve as the model says, and
           expect(after.handles.get(storedKey(unknown.type, run, unknown.value))?.root).toBe(serverProfile.get(survivor));
         }
       }),
-      { numRuns: RUNS.undo },
+      { numRuns: runs(RUNS.undo) },
     );
 
     await expectSpaceInvariants(space);
-    expect(runs).toBeGreaterThanOrEqual(RUNS.undo);
+    expect(done).toBeGreaterThanOrEqual(RUNS.undo);
     expect(coverage.nestedInIdentify).toBeGreaterThan(0);
   });
 
   it("undos of earlier merges in between, in any order and repeated, keep the assignment the model's", async () => {
-    let runs = 0;
+    let done = 0;
     let undos = 0;
     await fc.assert(
       fc.asyncProperty(opsWithUndoArb, async (ops) => {
-        runs++;
+        done++;
         const run = newRun();
         const model = new Model();
         await play(space, run, ops, model, reviewer);
         undos += model.merges.filter((merge) => merge.undone).length;
         expectModel(model, await assignmentOf(space, run));
       }),
-      { numRuns: RUNS.interleaved },
+      { numRuns: runs(RUNS.interleaved) },
     );
 
     await expectSpaceInvariants(space);
-    expect(runs).toBeGreaterThanOrEqual(RUNS.interleaved);
+    expect(done).toBeGreaterThanOrEqual(RUNS.interleaved);
     expect(undos).toBeGreaterThan(0);
   });
 });

@@ -11,6 +11,7 @@ import { foldPlacements, latestSessionEvents, sessionEvents } from "../../src/sp
 import { closeSessions, foldSessions, openSessionsOf, type SessionRecord, sessionsById } from "../../src/space/memory/sessions";
 import { phone } from "../support/identity";
 import { TRACK_CALLER as caller, storeBatch, withIntake } from "../support/intake";
+import { runs } from "../support/property-runs";
 import { message } from "../support/seed";
 
 /**
@@ -127,7 +128,7 @@ describe("the session inbox", () => {
           expect(sometimes).toEqual(always);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 
@@ -202,7 +203,7 @@ describe("handle sightings", () => {
           });
         },
       ),
-      { numRuns: 30 },
+      { numRuns: runs(30) },
     );
   });
 });

@@ -9,6 +9,7 @@ import { queueProfile } from "../../src/space/memory/compiler";
 import type { SpaceObject } from "../../src/space/object";
 import { phone } from "../support/identity";
 import { fullContext, later, stub } from "../support/memory";
+import { runs } from "../support/property-runs";
 import { batch, createSpace, json, message, type Space } from "../support/seed";
 
 /**
@@ -192,7 +193,7 @@ describe("memory compiler: incremental through the object", () => {
           expect(rebuilt.memory).toEqual(incremental.memory);
         },
       ),
-      { numRuns: RUNS },
+      { numRuns: runs(RUNS) },
     );
   });
 });

@@ -4,6 +4,7 @@ import { COMPILER_PARTS } from "../../src/space/memory/compiler";
 import { compileSession, type Derivation } from "../../src/space/memory/derivation";
 import type { MemoryEvent } from "../../src/space/memory/memory-event";
 import { memoryOf } from "../../src/space/memory/memory-view";
+import { runs } from "../support/property-runs";
 
 /**
  * Properties of the memory compiler's pure functions (DESIGN 3.7, STYLE "derived state is a pure
@@ -161,7 +162,7 @@ describe("memory compiler: pure functions of the events", () => {
           expect(compileSession(inMemoryOrder(events), session, COMPILER_PARTS)).toEqual(once);
         },
       ),
-      { numRuns: RUNS },
+      { numRuns: runs(RUNS) },
     );
   });
 
@@ -177,7 +178,7 @@ describe("memory compiler: pure functions of the events", () => {
         },
       ),
       // The restated key first, so that a run never passes by missing it.
-      { numRuns: RUNS, examples: [[[restatedDerivations, [...restatedDerivations].reverse()], BASE]] },
+      { numRuns: runs(RUNS), examples: [[[restatedDerivations, [...restatedDerivations].reverse()], BASE]] },
     );
   });
 
@@ -214,7 +215,7 @@ describe("memory compiler: pure functions of the events", () => {
           }
         },
       ),
-      { numRuns: RUNS },
+      { numRuns: runs(RUNS) },
     );
   });
 });

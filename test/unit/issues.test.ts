@@ -23,6 +23,7 @@ import { LinkInputSchema } from "../../src/contract/identity";
 import { describeIssues, parseOrRefuse } from "../../src/http/issues";
 import { Problem } from "../../src/http/problem";
 import { TEMPLATES, type Template, validItem } from "../support/batch-items";
+import { runs } from "../support/property-runs";
 
 /**
  * `describeIssues` turns zod issues into a `detail`: field paths and error types, never a value
@@ -215,7 +216,7 @@ describe("describeIssues", () => {
           expect(checked.detail).toContain("body: unknown_field");
         }
       }),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
     // The interesting case happened: attribute keys were there to be hidden.
     expect(attributeIssues).toBeGreaterThan(50);
@@ -256,7 +257,7 @@ describe("describeIssues", () => {
         checkDetail(schema, value);
         checkDetail(schema, { items: [value] });
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -275,7 +276,7 @@ describe("describeIssues", () => {
         // All ten listed issues have the same sanitised path and type, so they collapse into one part.
         expect(detail).toBe(keys.length > 10 ? `*: invalid_union; and ${keys.length - 10} more` : "*: invalid_union");
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -307,7 +308,7 @@ describe("describeIssues", () => {
           expect(detail).toBe(`${prefix ? `${prefix}.` : ""}*: too_big`);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });
@@ -370,7 +371,7 @@ describe("describeIssues: a missing field is `required`, whatever its type", () 
         const { [field]: _left, ...rest } = item;
         expect(detailOf(BatchItemSchema, rest), `${template} without ${field}`).toBe(`${field}: required`);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -427,7 +428,7 @@ describe("describeIssues: a missing field is `required`, whatever its type", () 
         const detail = detailOf(BatchItemSchema, { ...item, [field]: value });
         if (detail !== null) expect(detail).not.toContain(`${field}: required`);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -493,7 +494,7 @@ describe("describeIssues: every field's error of an item at once, in the schema'
         const expected = BREAKERS.filter((breaker) => chosen.includes(breaker)).map((breaker) => breaker.part);
         expect(detailOf(BatchItemSchema, given)).toBe(expected.join("; "));
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -551,7 +552,7 @@ describe("describeIssues: every field's error of an item at once, in the schema'
       fc.property(eventInput, (event) => {
         expect(detailOf(BatchItemSchema, event)).toBe(detailOf(BatchItemSchema, structuredClone(event)));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

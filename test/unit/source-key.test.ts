@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatSourceKey, newKeyId, newKeySecret, parseSourceKey, type SourceKey } from "../../src/auth/source-key";
+import { runs } from "../support/property-runs";
 
 /**
  * Property tests of source keys (DESIGN 3.1): `<prefix>_<live|test>_<region>_<space>_<key_id>_<secret>`,
@@ -64,7 +65,7 @@ describe("newKeyId and newKeySecret", () => {
         expect(secret).toMatch(/^[0-9A-Za-z]{32}$/);
         expect(secret.slice(26)).toBe(checksum(secret.slice(0, 26)));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -84,7 +85,7 @@ describe("formatSourceKey and parseSourceKey", () => {
         expect(text).toBe(`${key.prefix}_${key.mode}_${key.region}_${key.space}_${key.keyId}_${key.secret}`);
         expect(parseSourceKey(text, key.prefix)).toEqual(key);
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -94,7 +95,7 @@ describe("formatSourceKey and parseSourceKey", () => {
         fc.pre(other !== key.prefix);
         expect(parseSourceKey(formatSourceKey(key), other)).toBeNull();
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -113,7 +114,7 @@ describe("formatSourceKey and parseSourceKey", () => {
           }
         }
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 
@@ -125,7 +126,7 @@ describe("formatSourceKey and parseSourceKey", () => {
         const swapped = secret.slice(0, index) + secret[index + 1] + secret[index] + secret.slice(index + 2);
         expect(parseSourceKey(formatSourceKey({ ...key, secret: swapped }), key.prefix)).toBeNull();
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -142,7 +143,7 @@ describe("formatSourceKey and parseSourceKey", () => {
         const parsed = parseSourceKey(text.slice(0, position) + char + text.slice(position + 1), key.prefix);
         if (parsed) expect(parsed).not.toEqual(key);
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -166,7 +167,7 @@ describe("formatSourceKey and parseSourceKey", () => {
       fc.property(broken, (key) => {
         expect(parseSourceKey(formatSourceKey(key), key.prefix)).toBeNull();
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -197,7 +198,7 @@ describe("formatSourceKey and parseSourceKey", () => {
           expect(key.secret.slice(26)).toBe(checksum(key.secret.slice(0, 26)));
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 });

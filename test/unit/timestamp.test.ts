@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { instantOf, TimestampInputSchema } from "../../src/contract/timestamp";
+import { runs } from "../support/property-runs";
 
 const normalized = (text: string) => TimestampInputSchema.safeParse(text);
 
@@ -65,7 +66,7 @@ describe("timestamps: RFC 3339 with Z or an offset, normalized to UTC with milli
           expect(normalized(`${local}${zone}`).data).toBe(date.toISOString());
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });
