@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { LevelSchema } from "./common";
+import { LevelSchema, text } from "./common";
 
 const seconds = z
   .number()
@@ -45,10 +45,15 @@ export const SpaceConfigValuesSchema = z
       .optional(),
     history_text_level: LevelSchema.optional(),
     retention_days: z.number().int().min(1).max(36_500).optional(),
-    identity_traits: z.record(z.string().min(1).max(128), AttributeTraitSchema.nullable()).optional().openapi({
-      description:
-        'Attribute names of system events read as identity traits, besides the defaults (`name`, `given_name`, `surname`, `date_of_birth`, `postal_code`, `street`, `suburb`, `state` and their usual synonyms): `{"plz": "postal_code"}`; null ignores a default name.',
-    }),
+    identity_traits: z
+      .record(text(1, 128), AttributeTraitSchema.nullable())
+      // The names' lengths, as the server holds them (zod-to-openapi leaves a record's key schema out).
+      .openapi({ propertyNames: { minLength: 1, maxLength: 128 } } as Record<never, never>)
+      .optional()
+      .openapi({
+        description:
+          'Attribute names of system events read as identity traits, besides the defaults (`name`, `given_name`, `surname`, `date_of_birth`, `postal_code`, `street`, `suburb`, `state` and their usual synonyms): `{"plz": "postal_code"}`; null ignores a default name.',
+      }),
     suggestion_threshold: z.number().min(0.5).max(0.9999).optional().openapi({
       description: "The match probability from which a pair of profiles is suggested (default 0.9).",
     }),
