@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import migrations from "../../migrations/space/migrations.js";
 import { foldPlacements } from "../../src/space/memory/session-events";
+import { NEAR_STEMS } from "../../src/space/search/neighbours";
 import { search } from "../../src/space/search/query";
 import { REINDEX_SLICE_MS, REINDEX_STEP_ROWS, reindexSlice, stemsReady } from "../../src/space/search/reindex";
 import { stemsOf } from "../../src/space/search/stems";
@@ -88,11 +89,28 @@ describe("search_stems: each message with the words of the turns before it", () 
       "message Where is my sofa? It was due Monday.": "",
       "message My kettle leaks": "",
       "message Let me check that for you.": stemsOf("Where is my sofa? It was due Monday.").join(" "),
-      "message It arrives on Thursday.": ["sofa", "due", "monday", "let", "check"].join(" "),
+      // The nearest turn's stems first.
+      "message It arrives on Thursday.": "let check sofa due monday",
       // A call of the same conversation is a turn of its session too, by its transcript.
-      "transcript caller says thanks a lot": "let check arriv thursday",
-      "message Great, thanks!": "arriv thursday caller say thank lot",
+      "transcript caller says thanks a lot": "arriv thursday let check",
+      "message Great, thanks!": "caller say thank lot arriv thursday",
     });
+  });
+
+  it("gives a message at most NEAR_STEMS distinct stems of the turns before it, the nearest turn's first", async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`);
+    const near = await withIntake((intake, sql) => {
+      storeBatch(
+        intake,
+        caller,
+        { items: [turn("c1", `${words.join(" ")} word0 word1`, 0), turn("c1", "parcel parcel late", 1), turn("c1", "ok", 2)] },
+        NOW,
+        CONFIG,
+      );
+      return nearOf(sql);
+    });
+    expect(near["message parcel parcel late"]).toBe(words.slice(0, NEAR_STEMS).join(" "));
+    expect(near["message ok"]).toBe(["parcel", "late", ...words.slice(0, NEAR_STEMS - 2)].join(" "));
   });
 
   it("gives a turn that arrives after a later one the turns before it in time, and leaves function words out", async () => {

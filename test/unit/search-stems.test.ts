@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { B, bm25, bm25f, K1, snippetOf } from "../../src/space/search/ranking";
 import { isStopWord, queryStems, stemOf, stemsOf } from "../../src/space/search/stems";
 import { STOP_WORDS } from "../../src/space/search/stop-words";
-import { queryTerms, tokensOf } from "../../src/space/search/tokens";
+import { queryTerms, termsOf, tokensOf } from "../../src/space/search/tokens";
 
 /** Text as customers write it: words of several scripts, function words, digits, marks and punctuation. */
 const words = fc.constantFrom(
@@ -85,6 +85,16 @@ describe("plain search's stems", () => {
         if (!token) return;
         const asked = value.slice(token.start, token.end);
         for (const stem of queryStems(asked, 32)) expect(stemsOf(value)).toContain(stem);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("reads ASCII text the fast way exactly as the tokenizer's rule reads any text", () => {
+    const ascii = fc.string({ maxLength: 120, unit: fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)) });
+    fc.assert(
+      fc.property(fc.oneof(ascii, text), (value) => {
+        expect(termsOf(value)).toEqual(tokensOf(value).map((token) => token.term));
       }),
       { numRuns: 500 },
     );

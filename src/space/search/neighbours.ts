@@ -7,17 +7,23 @@ import { stemsOf } from "./stems";
  * in its session. Only turns before: the turn after arrives in a later batch as a rule, and
  * giving its words to an earlier row would rewrite that row's index entry (an FTS5 delete and
  * insert) on the batch path; and a question found by its answer's words helps less than the
- * reverse. Turns are messages with a text or a transcript, in memory order (`occurred_at`, then
- * arrival); a session's events are read where memory keeps them (`session_events`, and
- * `item_placements` until they are folded), so nothing more is written for them.
+ * reverse. Turns are the session's messages, in memory order (`occurred_at`, then arrival); a
+ * session's events are read where memory keeps them (`session_events`, and `item_placements`
+ * until they are folded), so nothing more is written for them.
  */
 export const NEAR_TURNS = 2;
+/**
+ * Stems the turns before give a message at most, the nearest turn's first: a long turn before
+ * would otherwise make a row several times its own size, on the batch path.
+ */
+export const NEAR_STEMS = 32;
 
-/** A message being indexed: where it stands in its session. */
+/** A message being indexed: where it stands in its session, and its stems when they are known already. */
 export interface Turn {
   seq: number;
   sessionId: string;
   occurredAt: number;
+  stems?: readonly string[];
 }
 
 interface Said {
@@ -29,17 +35,25 @@ interface Said {
   [column: string]: SqlStorageValue;
 }
 
-/** A message that is a turn: it says something. */
-const IS_TURN = `i.type = 'event' AND i.kind = 'message'
-  AND (coalesce(i.body ->> '$.content.text', '') <> '' OR coalesce(i.body ->> '$.content.transcript', '') <> '')`;
+/** A turn of a session with its stems. */
+interface Placed {
+  seq: number;
+  occurredAt: number;
+  stems: readonly string[];
+}
+
+const IS_TURN = "i.type = 'event' AND i.kind = 'message'";
 
 /**
- * For each of `turns` (by `seq`), the stems of the `NEAR_TURNS` turns before it in its session,
- * oldest first; none for the first turn of a session. One statement for all of them: per
- * session, its folded events from the `NEAR_TURNS`-th turn before its earliest given turn up to
- * its latest, and its events not folded yet.
+ * For each of `turns` (by `seq`), the distinct stems of the `NEAR_TURNS` turns before it in its
+ * session, the nearest turn's first, `NEAR_STEMS` at most; none for the first turn of a session
+ * (how often a word was said before matters little at the field's weight, and a shorter row
+ * costs the batch less). One statement
+ * for all of them: per session, its folded events from the `NEAR_TURNS`-th turn before its
+ * earliest given turn up to its latest, and its events not folded yet; a text is read only for
+ * a turn whose stems are not given (a batch gives its own messages' stems).
  */
-export function wordsBefore(sql: SqlStorage, turns: readonly Turn[]): Map<number, string[]> {
+export function wordsBefore(sql: SqlStorage, turns: readonly Turn[]): Map<number, readonly string[]> {
   const sessions = new Map<string, { at: number; seq: number; latest: number }>();
   for (const { sessionId, occurredAt, seq } of turns) {
     const span = sessions.get(sessionId);
@@ -65,31 +79,46 @@ export function wordsBefore(sql: SqlStorage, turns: readonly Turn[]): Map<number
          SELECT p.seq FROM item_placements p WHERE p.session_id IN (SELECT session_id FROM s)
        )
        SELECT i.seq, i.session_id, i.occurred_at, i.body ->> '$.content.text' AS text, i.body ->> '$.content.transcript' AS transcript
-       FROM found f CROSS JOIN items i ON i.seq = f.seq WHERE ${IS_TURN}`,
+       FROM found f CROSS JOIN items i ON i.seq = f.seq
+       WHERE f.seq NOT IN (SELECT value FROM json_each(?3)) AND ${IS_TURN}`,
       JSON.stringify([...sessions].map(([sessionId, { at, seq, latest }]) => [sessionId, at, seq, latest])),
       NEAR_TURNS - 1,
+      JSON.stringify(turns.flatMap(({ seq, stems }) => (stems ? [seq] : []))),
     )
     .toArray();
-  const bySession = new Map<string, Said[]>();
+  // Each session's turns in memory order: those read, and those whose stems were given.
+  const bySession = new Map<string, Placed[]>();
+  const place = (sessionId: string, turn: Placed) => {
+    const list = bySession.get(sessionId) ?? [];
+    list.push(turn);
+    bySession.set(sessionId, list);
+  };
   for (const row of said) {
-    const list = bySession.get(row.session_id) ?? [];
-    list.push(row);
-    bySession.set(row.session_id, list);
+    place(row.session_id, {
+      seq: row.seq,
+      occurredAt: row.occurred_at,
+      stems: stemsOf(`${row.text ?? ""} ${row.transcript ?? ""}`),
+    });
   }
-  for (const list of bySession.values()) list.sort((a, b) => a.occurred_at - b.occurred_at || a.seq - b.seq);
-  const words = new Map<number, string[]>();
+  for (const { seq, sessionId, occurredAt, stems } of turns) if (stems) place(sessionId, { seq, occurredAt, stems });
+  for (const list of bySession.values()) list.sort((a, b) => a.occurredAt - b.occurredAt || a.seq - b.seq);
+  const words = new Map<number, readonly string[]>();
   for (const { seq, sessionId, occurredAt } of turns) {
     const list = bySession.get(sessionId) ?? [];
     let end = 0;
     while (end < list.length) {
-      const other = list[end] as Said;
-      if (other.occurred_at > occurredAt || (other.occurred_at === occurredAt && other.seq >= seq)) break;
+      const other = list[end] as Placed;
+      if (other.occurredAt > occurredAt || (other.occurredAt === occurredAt && other.seq >= seq)) break;
       end++;
     }
-    words.set(
-      seq,
-      list.slice(Math.max(0, end - NEAR_TURNS), end).flatMap((turn) => stemsOf(`${turn.text ?? ""} ${turn.transcript ?? ""}`)),
-    );
+    const near = new Set<string>();
+    for (let at = end - 1; at >= Math.max(0, end - NEAR_TURNS) && near.size < NEAR_STEMS; at--) {
+      for (const stem of (list[at] as Placed).stems) {
+        near.add(stem);
+        if (near.size >= NEAR_STEMS) break;
+      }
+    }
+    words.set(seq, [...near]);
   }
   return words;
 }

@@ -1,5 +1,6 @@
 import { setTimer } from "../timers";
 import { wordsBefore } from "./neighbours";
+import { stemsOf } from "./stems";
 import { stemRows } from "./writes";
 
 /**
@@ -65,7 +66,7 @@ export function reindexSlice(sql: SqlStorage, now: number, stopwatch: () => numb
     );
     stemRows(
       sql,
-      rows.map((row) => ({ ...row, near: row.seq === null ? [] : (near.get(row.seq) ?? []) })),
+      rows.map((row) => ({ ...row, stems: stemsOf(row.text), near: row.seq === null ? [] : (near.get(row.seq) ?? []) })),
       true,
     );
     next = rows.length === 0 ? pending.last_rowid + 1 : (rows.at(-1)?.rowid ?? pending.last_rowid) + 1;

@@ -1,6 +1,6 @@
 import { stem } from "porter2";
 import { STOP_WORDS } from "./stop-words";
-import { tokensOf } from "./tokens";
+import { termsOf } from "./tokens";
 
 /**
  * The words plain search matches by (README "Search"): each token as the index folds it, without
@@ -13,13 +13,28 @@ const ENGLISH = /^[a-z]+$/;
 
 export const isStopWord = (term: string) => STOP_WORDS.has(term);
 
+/**
+ * Stems already made: words repeat (Zipf's law), and a batch stems every message and the turns
+ * before it. Bounded; emptied when full.
+ */
+const known = new Map<string, string>();
+const KNOWN_STEMS = 50_000;
+
 /** The stem of a folded token (see `foldTerm`). */
-export const stemOf = (term: string) => (ENGLISH.test(term) ? stem(term) : term);
+export function stemOf(term: string): string {
+  let stemmed = known.get(term);
+  if (stemmed === undefined) {
+    stemmed = ENGLISH.test(term) ? stem(term) : term;
+    if (known.size >= KNOWN_STEMS) known.clear();
+    known.set(term, stemmed);
+  }
+  return stemmed;
+}
 
 /** The stems of a text's words that carry weight, in order: what `search_stems` holds of it. */
 export function stemsOf(text: string): string[] {
   const stems: string[] = [];
-  for (const { term } of tokensOf(text)) if (!isStopWord(term)) stems.push(stemOf(term));
+  for (const term of termsOf(text)) if (!isStopWord(term)) stems.push(stemOf(term));
   return stems;
 }
 

@@ -26,11 +26,14 @@ export function tokensOf(text: string): Token[] {
   return tokens;
 }
 
-/** How many tokens a text has: the length BM25 normalizes by. */
-export function tokenCount(text: string): number {
-  let count = 0;
-  for (const match of text.matchAll(TOKEN)) if (foldTerm(match[0]) !== "") count++;
-  return count;
+/** A text of ASCII only, the common case: its tokens are runs of letters and digits, folded by lower-casing. */
+const NOT_ASCII = /[\u0080-\uffff]/;
+const ASCII_TOKEN = /[a-z0-9]+/g;
+
+/** The folded terms of a text, in order, without their places: `tokensOf`'s terms, faster for ASCII text (the batch path stems every message). */
+export function termsOf(text: string): string[] {
+  if (!NOT_ASCII.test(text)) return text.toLowerCase().match(ASCII_TOKEN) ?? [];
+  return tokensOf(text).map((token) => token.term);
 }
 
 /** The distinct terms of a plain-text query, in the order written, at most `max`. */

@@ -19,6 +19,8 @@ const MIXED_SOURCES = "mixed";
 /** One row of both tables, before its rowid is given. */
 interface IndexRow {
   text: string;
+  /** Its text's stems (`stemsOf`). */
+  stems: readonly string[];
   /** Stems of the turns before it (messages and transcripts). */
   near: readonly string[];
   profileToken: string;
@@ -63,14 +65,28 @@ export function indexNewItems(sql: SqlStorage): void {
     .toArray()
     .filter((message) => Boolean(message.text) || Boolean(message.transcript));
   if (messages.length > 0) {
+    const said = messages.map((message) => ({
+      message,
+      text: message.text ? stemsOf(message.text) : [],
+      transcript: message.transcript ? stemsOf(message.transcript) : [],
+    }));
     const near = wordsBefore(
       sql,
-      messages.flatMap(({ seq, session_id, occurred_at }) =>
-        session_id === null ? [] : [{ seq, sessionId: session_id, occurredAt: occurred_at }],
+      said.flatMap(({ message, text, transcript }) =>
+        message.session_id === null
+          ? []
+          : [
+              {
+                seq: message.seq,
+                sessionId: message.session_id,
+                occurredAt: message.occurred_at,
+                stems: [...text, ...transcript],
+              },
+            ],
       ),
     );
     const rows: IndexRow[] = [];
-    for (const message of messages) {
+    for (const { message, text, transcript } of said) {
       const entry = {
         near: near.get(message.seq) ?? [],
         profileToken: idToken(message.profile_id),
@@ -82,8 +98,8 @@ export function indexNewItems(sql: SqlStorage): void {
         channel: message.channel,
         conversationId: message.conversation_id,
       };
-      if (message.text) rows.push({ ...entry, text: message.text, kind: "message" });
-      if (message.transcript) rows.push({ ...entry, text: message.transcript, kind: "transcript" });
+      if (message.text) rows.push({ ...entry, text: message.text, stems: text, kind: "message" });
+      if (message.transcript) rows.push({ ...entry, text: message.transcript, stems: transcript, kind: "transcript" });
     }
     insertRows(sql, rows);
   }
@@ -125,6 +141,7 @@ export function indexSession(
     rows.push({
       ...derived,
       text: episodeText,
+      stems: stemsOf(episodeText),
       sourceToken: sources.length === 1 && sources[0] ? idToken(sources[0]) : MIXED_SOURCES,
       kind: "episode",
       refId: session.sessionId,
@@ -133,9 +150,11 @@ export function indexSession(
   }
   for (const derivation of derivations) {
     if (derivation.type !== "fact") continue;
+    const text = `${derivation.subject.replaceAll("_", " ")}: ${derivation.body.value}`;
     rows.push({
       ...derived,
-      text: `${derivation.subject.replaceAll("_", " ")}: ${derivation.body.value}`,
+      text,
+      stems: stemsOf(text),
       sourceToken: idToken(derivation.sourceId),
       kind: "fact",
       refId: derivation.id,
@@ -176,7 +195,7 @@ function insertRows(sql: SqlStorage, rows: readonly IndexRow[]): void {
     sql,
     rows.map((row, i) => ({
       rowid: last + 1 + i,
-      text: row.text,
+      stems: row.stems,
       near: row.near,
       profile: row.profileToken,
       source: row.sourceToken,
@@ -184,10 +203,10 @@ function insertRows(sql: SqlStorage, rows: readonly IndexRow[]): void {
   );
 }
 
-/** A row of `search_stems`: the text and near words of the `search_index` row of the same rowid. */
+/** A row of `search_stems`: the stems and near words of the `search_index` row of the same rowid. */
 export interface StemsRow {
   rowid: number;
-  text: string;
+  stems: readonly string[];
   near: readonly string[];
   profile: string;
   source: string;
@@ -202,6 +221,6 @@ export function stemRows(sql: SqlStorage, rows: readonly StemsRow[], replace = f
   sql.exec(
     `INSERT ${replace ? "OR REPLACE " : ""}INTO search_stems (rowid, stems, near, profile, source)
      SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4 FROM json_each(?) r`,
-    JSON.stringify(rows.map((row) => [row.rowid, stemsOf(row.text).join(" "), row.near.join(" "), row.profile, row.source])),
+    JSON.stringify(rows.map((row) => [row.rowid, row.stems.join(" "), row.near.join(" "), row.profile, row.source])),
   );
 }
