@@ -7,11 +7,13 @@ import { compareTraits, decodePattern, encodePattern } from "./linkage/compariso
 import { countKeyedProfiles, currentModel, keyedProfiles, saveModel } from "./linkage/model-store";
 import {
   addPairs,
+  blocksAfter,
   comparedTraits,
   dirtyAfter,
   forgetDirty,
   keptPairs,
   markDirty,
+  nothingCompared,
   type PairRow,
   pairsAfter,
   partnersOf,
@@ -62,6 +64,11 @@ export interface JobState {
   /** The last `trait_changes` row read, and the last one this run reads (later ones wait for the next run). */
   seq: number;
   through: number;
+  /**
+   * The space's first run: every profile is new, so the run walks the blocks in key order (each
+   * pair of a block compared where it is found) instead of each changed profile's blocks.
+   */
+  full: boolean;
   /** Sample chunks compared, and what they found. */
   chunk: number;
   sample: USample | null;
@@ -77,7 +84,17 @@ export const SLICE_BUDGET_MS = 5;
 /** And at most this many steps: in production the clock stands still during work. */
 export const SLICE_STEPS = 8;
 /** Rows one step reads in each phase: each step about a millisecond, so a slice ends near its budget. */
-const STEP = { changes: 25, pairs: 8, meetings: 50, score: 100, withdraw: 250, tidy: 500 } as const;
+const STEP = {
+  changes: 25,
+  pairs: 8,
+  meetings: 50,
+  score: 100,
+  withdraw: 250,
+  tidy: 500,
+  firstChanges: 100,
+  blocks: 400,
+  blockPairs: 200,
+} as const;
 /** The sample for u: chunks of profiles, pairs compared in each (about 10,000 pairs in all). */
 export const SAMPLE_CHUNKS = 32;
 const SAMPLE_PROFILES = 100;
@@ -102,6 +119,7 @@ export function startSuggestions(sql: SqlStorage, now: number): void {
     after: null,
     seq: 0,
     through: lastTraitChange(sql),
+    full: nothingCompared(sql),
     chunk: 0,
     sample: null,
     threshold: replicatedConfig(sql).suggestion_threshold ?? DEFAULT_SUGGESTION_THRESHOLD,
@@ -172,9 +190,10 @@ function step(sql: SqlStorage, state: JobState, now: number): JobState | null {
 const then = (state: JobState, phase: Phase): JobState => ({ ...state, phase, after: null });
 
 function changesStep(sql: SqlStorage, state: JobState): JobState {
-  const { profiles, last } = traitChangesAfter(sql, state.seq, state.through, STEP.changes);
+  const { profiles, last } = traitChangesAfter(sql, state.seq, state.through, state.full ? STEP.firstChanges : STEP.changes);
   if (last === null) return then(state, "pairs");
-  markDirty(sql, profiles);
+  // A first run keeps no pairs yet, and compares every pair of every block: nothing to mark.
+  if (!state.full) markDirty(sql, profiles);
   const traits = readTraits(sql, profiles);
   countKeyedProfiles(sql, writeProfiles(sql, new Map(profiles.map((id) => [id, traits.get(id) ?? {}]))));
   forgetTraitChanges(sql, state.seq, last);
@@ -191,7 +210,30 @@ function compared(sql: SqlStorage, pairs: readonly [string, string, number][]): 
   });
 }
 
+/** A first run's step: the pairs of whole blocks in key order (a pair in two blocks is kept once). */
+function blocksStep(sql: SqlStorage, state: JobState): JobState {
+  const read = blocksAfter(sql, state.after?.[0] ?? "", STEP.blocks);
+  if (!read) return then(state, "meetings");
+  const pairs = new Map<string, [string, string, number]>();
+  let last = read.last;
+  for (const [key, members] of read.blocks) {
+    // A step compares about `STEP.blockPairs` pairs: the blocks after wait for the next step.
+    if (pairs.size >= STEP.blockPairs) break;
+    last = key;
+    if (members.length > MAX_BLOCK) continue;
+    for (let i = 0; i < members.length; i++) {
+      for (let j = i + 1; j < members.length; j++) {
+        const [a, b] = [members[i] as string, members[j] as string];
+        pairs.set(a < b ? `${a}|${b}` : `${b}|${a}`, [a, b, 0]);
+      }
+    }
+  }
+  addPairs(sql, compared(sql, [...pairs.values()]));
+  return { ...state, after: [last] };
+}
+
 function pairsStep(sql: SqlStorage, state: JobState): JobState {
+  if (state.full) return blocksStep(sql, state);
   const dirty = dirtyAfter(sql, state.after?.[0] ?? "", STEP.pairs);
   const last = dirty.at(-1);
   if (last === undefined) return then(state, "meetings");

@@ -140,6 +140,33 @@ export function partnersOf(sql: SqlStorage, profiles: readonly string[], cap: nu
     .map((row) => [row.p, row.q]);
 }
 
+/**
+ * Blocks in key order after `after`, from about `rows` rows of `linkage_keys`: each key with its
+ * profiles, whole (a block cut by the limit waits for the next call, unless it is the only one:
+ * then it is larger than any cap and answered with its first rows only). Null when none is left.
+ */
+export function blocksAfter(sql: SqlStorage, after: string, rows: number): { blocks: [string, string[]][]; last: string } | null {
+  const read = sql
+    .exec<{ key: string; profile_id: string }>(
+      "SELECT key, profile_id FROM linkage_keys WHERE key > ? ORDER BY key LIMIT ?",
+      after,
+      rows,
+    )
+    .toArray();
+  const lastRow = read.at(-1);
+  if (!lastRow) return null;
+  const blocks = new Map<string, string[]>();
+  for (const row of read) blocks.set(row.key, [...(blocks.get(row.key) ?? []), row.profile_id]);
+  if (read.length === rows && blocks.size > 1) blocks.delete(lastRow.key);
+  const keys = [...blocks.keys()];
+  return { blocks: [...blocks], last: keys.at(-1) ?? lastRow.key };
+}
+
+/** Whether the job has compared no profile yet (its first run walks every block instead of each changed profile). */
+export function nothingCompared(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM linkage_profiles LIMIT 1").toArray().length === 0;
+}
+
 /** Adds pairs not kept yet (in `profile_a` < `profile_b` order), their patterns counted. */
 export function addPairs(sql: SqlStorage, pairs: readonly PairRow[]): void {
   if (pairs.length === 0) return;
