@@ -55,7 +55,7 @@ export const SpaceConfigValuesSchema = z
           'Attribute names of system events read as identity traits, besides the defaults (`name`, `given_name`, `surname`, `date_of_birth`, `postal_code`, `street`, `suburb`, `state` and their usual synonyms): `{"plz": "postal_code"}`; null ignores a default name.',
       }),
     suggestion_threshold: z.number().min(0.5).max(0.9999).optional().openapi({
-      description: "The match probability from which a pair of profiles is suggested (default 0.9).",
+      description: "The match probability from which a pair of profiles is suggested (default 0.8).",
     }),
     rate_limits: z
       .strictObject({

@@ -78,7 +78,7 @@ describe("identity suggestions: found offline by probabilistic record linkage", 
     expect(suggestion?.features.filter((feature) => feature.weight < 0).map((feature) => feature.comparison)).toEqual([
       "phone_national",
     ]);
-    expect(suggestion?.score).toBeGreaterThanOrEqual(0.9);
+    expect(suggestion?.score).toBeGreaterThanOrEqual(0.8);
     // score = 2^w / (1 + 2^w), w the prior plus the features' weights.
     expect(suggestion?.score).toBeCloseTo(1 / (1 + 2 ** -(suggestion?.match_weight ?? 0)), 2);
     expect(suggestion?.status).toBe("open");
