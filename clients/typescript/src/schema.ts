@@ -4932,7 +4932,7 @@ export interface components {
             identity_traits?: {
                 [key: string]: "full_name" | "given_name" | "family_name" | "birth_date" | "postal_code" | "street" | "locality" | "state" | null;
             };
-            /** @description The match probability from which a pair of profiles is suggested (default 0.9). */
+            /** @description The match probability from which a pair of profiles is suggested (default 0.8). */
             suggestion_threshold?: number;
             rate_limits?: {
                 space_per_minute?: number;
