@@ -69,6 +69,8 @@ export interface JobState {
    * pair of a block compared where it is found) instead of each changed profile's blocks.
    */
   full: boolean;
+  /** Profiles the run wrote for the first time, counted once the changes are read. */
+  newProfiles: number;
   /** Sample chunks compared, and what they found. */
   chunk: number;
   sample: USample | null;
@@ -120,6 +122,7 @@ export function startSuggestions(sql: SqlStorage, now: number): void {
     seq: 0,
     through: lastTraitChange(sql),
     full: nothingCompared(sql),
+    newProfiles: 0,
     chunk: 0,
     sample: null,
     threshold: replicatedConfig(sql).suggestion_threshold ?? DEFAULT_SUGGESTION_THRESHOLD,
@@ -191,13 +194,16 @@ const then = (state: JobState, phase: Phase): JobState => ({ ...state, phase, af
 
 function changesStep(sql: SqlStorage, state: JobState): JobState {
   const { profiles, last } = traitChangesAfter(sql, state.seq, state.through, state.full ? STEP.firstChanges : STEP.changes);
-  if (last === null) return then(state, "pairs");
+  if (last === null) {
+    countKeyedProfiles(sql, state.newProfiles);
+    return { ...then(state, "pairs"), newProfiles: 0 };
+  }
   // A first run keeps no pairs yet, and compares every pair of every block: nothing to mark.
   if (!state.full) markDirty(sql, profiles);
   const traits = readTraits(sql, profiles);
-  countKeyedProfiles(sql, writeProfiles(sql, new Map(profiles.map((id) => [id, traits.get(id) ?? {}]))));
+  const added = writeProfiles(sql, new Map(profiles.map((id) => [id, traits.get(id) ?? {}])));
   forgetTraitChanges(sql, state.seq, last);
-  return { ...state, seq: last };
+  return { ...state, seq: last, newProfiles: state.newProfiles + added };
 }
 
 /** Compares pairs of profiles, in `profile_a` < `profile_b` order, with `meetings`. */
