@@ -1,7 +1,7 @@
 import { stemsOf } from "./stems";
 
 /**
- * The turns around a message, whose words `search_stems.near` holds (README "Search"): the
+ * The turns around a message, whose words `search_stems.near` holds (docs/api/search.md): the
  * answer to a question is often the turn after it, or the one after that when the agent first
  * asks the customer to wait, so a message is indexed with the words of the two turns before it
  * in its session. Only turns before: the turn after arrives in a later batch as a rule, and
@@ -48,40 +48,30 @@ const IS_TURN = "i.type = 'event' AND i.kind = 'message'";
  * For each of `turns` (by `seq`), the distinct stems of the `NEAR_TURNS` turns before it in its
  * session, the nearest turn's first, `NEAR_STEMS` at most; none for the first turn of a session
  * (how often a word was said before matters little at the field's weight, and a shorter row
- * costs the batch less). One statement
- * for all of them: per session, its folded events from the `NEAR_TURNS`-th turn before its
- * earliest given turn up to its latest, and its events not folded yet; a text is read only for
- * a turn whose stems are not given (a batch gives its own messages' stems).
+ * costs the batch less). One statement for all of them: for each, its session's folded events
+ * from the `NEAR_TURNS`-th turn before it up to it, and the session's events not folded yet; a
+ * text is read only for a turn whose stems are not given (a batch gives its own messages').
  */
 export function wordsBefore(sql: SqlStorage, turns: readonly Turn[]): Map<number, readonly string[]> {
-  const sessions = new Map<string, { at: number; seq: number; latest: number }>();
-  for (const { sessionId, occurredAt, seq } of turns) {
-    const span = sessions.get(sessionId);
-    if (!span) sessions.set(sessionId, { at: occurredAt, seq, latest: occurredAt });
-    else {
-      if (occurredAt < span.at || (occurredAt === span.at && seq < span.seq)) Object.assign(span, { at: occurredAt, seq });
-      span.latest = Math.max(span.latest, occurredAt);
-    }
-  }
-  if (sessions.size === 0) return new Map();
+  if (turns.length === 0) return new Map();
   const said = sql
     .exec<Said>(
-      `WITH s AS MATERIALIZED (
-         SELECT value ->> 0 AS session_id, value ->> 1 AS at, value ->> 2 AS seq, value ->> 3 AS latest FROM json_each(?1)
+      `WITH t AS MATERIALIZED (
+         SELECT value ->> 0 AS session_id, value ->> 1 AS at, value ->> 2 AS seq FROM json_each(?1)
        ),
        found AS (
-         SELECT e.seq FROM s CROSS JOIN session_events e
-         WHERE e.session_id = s.session_id AND e.occurred_at <= s.latest AND e.occurred_at >= coalesce((
+         SELECT e.seq FROM t CROSS JOIN session_events e
+         WHERE e.session_id = t.session_id AND e.occurred_at <= t.at AND e.occurred_at >= coalesce((
            SELECT p.occurred_at FROM session_events p CROSS JOIN items i ON i.seq = p.seq
-           WHERE p.session_id = s.session_id AND p.occurred_at <= s.at AND (p.occurred_at < s.at OR p.seq < s.seq) AND ${IS_TURN}
+           WHERE p.session_id = t.session_id AND p.occurred_at <= t.at AND (p.occurred_at < t.at OR p.seq < t.seq) AND ${IS_TURN}
            ORDER BY p.occurred_at DESC, p.seq DESC LIMIT 1 OFFSET ?2), -1)
          UNION
-         SELECT p.seq FROM item_placements p WHERE p.session_id IN (SELECT session_id FROM s)
+         SELECT p.seq FROM item_placements p WHERE p.session_id IN (SELECT session_id FROM t)
        )
        SELECT i.seq, i.session_id, i.occurred_at, i.body ->> '$.content.text' AS text, i.body ->> '$.content.transcript' AS transcript
        FROM found f CROSS JOIN items i ON i.seq = f.seq
        WHERE f.seq NOT IN (SELECT value FROM json_each(?3)) AND ${IS_TURN}`,
-      JSON.stringify([...sessions].map(([sessionId, { at, seq, latest }]) => [sessionId, at, seq, latest])),
+      JSON.stringify(turns.map(({ sessionId, occurredAt, seq }) => [sessionId, occurredAt, seq])),
       NEAR_TURNS - 1,
       JSON.stringify(turns.flatMap(({ seq, stems }) => (stems ? [seq] : []))),
     )

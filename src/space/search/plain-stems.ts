@@ -5,7 +5,7 @@ import { isStopWord, stemOf } from "./stems";
 import { ftsString } from "./tokens";
 
 /**
- * Plain text by stems (`search_stems`, README "Search"): the query's words without function
+ * Plain text by stems (`search_stems`, docs/api/search.md): the query's words without function
  * words, as stems, any of which may match a row's own words or the words of the turn before it;
  * ranked by BM25F over the two, the turn before at `NEAR_WEIGHT`. A scope of at most
  * `CANDIDATES` rows is ranked among itself; anything larger with each stem's document frequency

@@ -4,7 +4,7 @@ import { documentFrequency, inColumns, RARE_ROWS, scopeSizes, type TermCache, to
 import { ftsString, type Token, tokensOf } from "./tokens";
 
 /**
- * Plain text word for word (`search_index.text`, README "Search"): a query made only of function
+ * Plain text word for word (`search_index.text`, docs/api/search.md): a query made only of function
  * words, and every plain query while a reindex stems older rows. Its terms, any of which may
  * match, ranked by BM25. A scope of at most `CANDIDATES` rows (one customer's history, as a rule)
  * is ranked among itself; anything larger with each term's document frequency over the whole index.

@@ -5,17 +5,17 @@ import { stemRows } from "./writes";
 
 /**
  * The reindex of a space whose rows were indexed before `search_stems` existed (migration 0018,
- * README "Search"): the migration records the rows to stem (`search_reindex`: from `next_rowid`
+ * docs/api/search.md): the migration records the rows to stem (`search_reindex`: from `next_rowid`
  * to `last_rowid`; rows after it were written by batches with their stems) and sets a
- * `search.reindex` timer. Each run of it stems rows in rowid order for at most
- * `REINDEX_SLICE_MS`, with the words of each message's turn before, and sets itself again at
- * once: the alarm runs the next slice in a round of its own, with requests let in between.
- * Until the last slice, plain search ranks word for word (`stemsReady`); then the row goes.
- * Owns `search_reindex`.
+ * `search.reindex` timer. Each run of it stems rows in rowid order, a step of
+ * `REINDEX_STEP_ROWS` after another while the slice has time for one more (`REINDEX_SLICE_MS`),
+ * with the words of each message's turns before, and sets itself again at once: the alarm runs
+ * the next slice in a round of its own, with requests let in between. Until the last slice,
+ * plain search ranks word for word (`stemsReady`); then the row goes. Owns `search_reindex`.
  */
 export const REINDEX_SLICE_MS = 10;
 /** Rows of one step; steps follow each other within a slice while its time lasts. */
-export const REINDEX_STEP_ROWS = 50;
+export const REINDEX_STEP_ROWS = 10;
 
 interface Pending {
   next_rowid: number;
@@ -44,8 +44,11 @@ export function reindexSlice(sql: SqlStorage, now: number, stopwatch: () => numb
   const pending = sql.exec<Pending>("SELECT next_rowid, last_rowid FROM search_reindex").toArray()[0];
   if (!pending) return;
   const started = stopwatch();
+  let step = 0;
   let next = pending.next_rowid;
-  while (next <= pending.last_rowid) {
+  // A step starts only while the slice has time for one more like the last.
+  while (next <= pending.last_rowid && (step === 0 || stopwatch() - started + step <= REINDEX_SLICE_MS)) {
+    const stepStarted = stopwatch();
     const rows = sql
       .exec<OldRow>(
         `SELECT s.rowid, s.text, s.profile, s.source, i.seq, i.session_id, i.occurred_at
@@ -70,7 +73,7 @@ export function reindexSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       true,
     );
     next = rows.length === 0 ? pending.last_rowid + 1 : (rows.at(-1)?.rowid ?? pending.last_rowid) + 1;
-    if (stopwatch() - started >= REINDEX_SLICE_MS) break;
+    step = Math.max(stopwatch() - stepStarted, Number.MIN_VALUE);
   }
   if (next > pending.last_rowid) {
     sql.exec("DELETE FROM search_reindex");

@@ -3,7 +3,7 @@ import { STOP_WORDS } from "./stop-words";
 import { termsOf } from "./tokens";
 
 /**
- * The words plain search matches by (README "Search"): each token as the index folds it, without
+ * The words plain search matches by (docs/api/search.md): each token as the index folds it, without
  * function words, reduced to its Porter2 (Snowball English) stem, so that "moved" finds "moving".
  * The same function makes what `search_stems` holds and the terms of a query, so both sides agree
  * by construction. Only tokens of the letters a to z are stemmed: the algorithm is defined on

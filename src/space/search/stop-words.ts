@@ -1,6 +1,6 @@
 /**
  * English function words: in plain mode they carry no weight, neither in a query nor in what is
- * indexed (README "Search"). The Snowball English list (articles, pronouns, auxiliaries and
+ * indexed (docs/api/search.md). The Snowball English list (articles, pronouns, auxiliaries and
  * modals, prepositions, conjunctions, question words, a few quantifiers and adverbs), written as
  * the tokenizer cuts it: "don't" is the tokens `don` and `t`, so the pieces of contractions are
  * here too. `may` is left out (it is also the month); `can` and `will` are in (a tin can or a last

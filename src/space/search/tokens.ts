@@ -30,7 +30,10 @@ export function tokensOf(text: string): Token[] {
 const NOT_ASCII = /[\u0080-\uffff]/;
 const ASCII_TOKEN = /[a-z0-9]+/g;
 
-/** The folded terms of a text, in order, without their places: `tokensOf`'s terms, faster for ASCII text (the batch path stems every message). */
+/**
+ * The folded terms of a text, in order, without their places: `tokensOf`'s terms, faster for
+ * ASCII text (the batch path stems every message).
+ */
 export function termsOf(text: string): string[] {
   if (!NOT_ASCII.test(text)) return text.toLowerCase().match(ASCII_TOKEN) ?? [];
   return tokensOf(text).map((token) => token.term);
