@@ -749,7 +749,7 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    /** @description `plain` (default): text as a person or an agent writes it; its words (letters and digits, case and accents ignored) are looked up, any may match, and no text is a syntax error. `fts5`: SQLite FTS5 query syntax (phrases, `AND`/`OR`/`NOT`, `NEAR`, prefixes), searched in the text only; a malformed query is `422 invalid_input` (`query: fts5_syntax_error`). */
+                    /** @description `plain` (default): text as a person or an agent writes it; its words (letters and digits, case and accents ignored) are looked up by their English stem (`moved` finds `moving`), function words (`the`, `what`, `is`...) weigh nothing unless the query has nothing else, any word may match, and a message also matches by the words of the two turns before it in its conversation, at a lower weight (the answer to a question is often the turn after it); no text is a syntax error. `fts5`: SQLite FTS5 query syntax (phrases, `AND`/`OR`/`NOT`, `NEAR`, prefixes), searched in the text only, word for word; a malformed query is `422 invalid_input` (`query: fts5_syntax_error`). */
                     q: string;
                     limit?: number;
                     /** @description The `next_cursor` of the previous page; one the service did not issue is `422`. */
@@ -4379,12 +4379,12 @@ export interface components {
             conversation_id: string | null;
             /** @description Up to 24 tokens of the text around its matched words, each between `**` and `**`; `…` where the text goes on. */
             snippet: string;
-            /** @description BM25 relevance; higher first. Comparable within one search only. */
+            /** @description Relevance, higher first: BM25F over a row's words and the turns before it (plain), FTS5's `bm25()` (fts5). Comparable within one search only. */
             score: number;
         };
         /** @description `handle`: search only the profile holding it (with the profiles merged into it); unknown is `404`, and nothing is created. */
         SearchInput: {
-            /** @description `plain` (default): text as a person or an agent writes it; its words (letters and digits, case and accents ignored) are looked up, any may match, and no text is a syntax error. `fts5`: SQLite FTS5 query syntax (phrases, `AND`/`OR`/`NOT`, `NEAR`, prefixes), searched in the text only; a malformed query is `422 invalid_input` (`query: fts5_syntax_error`). */
+            /** @description `plain` (default): text as a person or an agent writes it; its words (letters and digits, case and accents ignored) are looked up by their English stem (`moved` finds `moving`), function words (`the`, `what`, `is`...) weigh nothing unless the query has nothing else, any word may match, and a message also matches by the words of the two turns before it in its conversation, at a lower weight (the answer to a question is often the turn after it); no text is a syntax error. `fts5`: SQLite FTS5 query syntax (phrases, `AND`/`OR`/`NOT`, `NEAR`, prefixes), searched in the text only, word for word; a malformed query is `422 invalid_input` (`query: fts5_syntax_error`). */
             query: string;
             handle?: components["schemas"]["Identifier"];
             /** @default 20 */
