@@ -1,5 +1,5 @@
 -- Plain search by word stems (src/space/search/): `search_stems` holds, under the rowid of each `search_index` row, its
--- words as Porter2 stems without function words (`stems`), the stems of the turn before it in its session (`near`,
+-- words as Porter2 stems without function words (`stems`), the stems of the two turns before it in its session (`near`,
 -- weighted lower: BM25F), and its profile and source tokens, so that a plain search matches, counts and restricts in
 -- one table. The stems are made by the service (src/space/search/stems.ts), so `unicode61` only splits them again.
 -- `detail=column`: plain search needs which column holds a term, never where in it (no phrases), and without

@@ -6,8 +6,8 @@ import { ftsString } from "./tokens";
 
 /**
  * Plain text by stems (`search_stems`, docs/api/search.md): the query's words without function
- * words, as stems, any of which may match a row's own words or the words of the turn before it;
- * ranked by BM25F over the two, the turn before at `NEAR_WEIGHT`. A scope of at most
+ * words, as stems, any of which may match a row's own words or the words of the turns before it;
+ * ranked by BM25F over the two, the turns before at `NEAR_WEIGHT`. A scope of at most
  * `CANDIDATES` rows is ranked among itself; anything larger with each stem's document frequency
  * over the whole index, as word for word (`plain-words.ts`).
  */
@@ -23,7 +23,7 @@ export function rankStems(sql: SqlStorage, stems: readonly string[], scope: stri
   });
 }
 
-/** Both fields: a stem met in a row's own words or in the turn before it. */
+/** Both fields: a stem met in a row's own words or in the turns before it. */
 const FIELDS = "{stems near}";
 
 type Candidate = Shown & { stems: string; near: string };

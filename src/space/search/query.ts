@@ -28,7 +28,7 @@ export interface SearchRequest {
 
 /**
  * Full-text search over messages, transcripts, episode summaries and facts (docs/api/search.md).
- * Plain text is ranked by BM25F over its words' stems in a row and in the turn before it
+ * Plain text is ranked by BM25F over its words' stems in a row and in the turns before it
  * (`plain-stems.ts`); a query of function words only, or any while older rows are being stemmed,
  * word for word by BM25 (`plain-words.ts`). `fts5` passes FTS5 syntax through (`fts5.ts`).
  */

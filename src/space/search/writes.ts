@@ -10,7 +10,7 @@ import { idToken } from "./tokens";
  * they are stored, episode summaries and facts as the compiler writes them, each with one token
  * each of its profile, its source and (derived rows) its session; and `search_stems` (migration
  * 0018), the same row (same rowid) as plain search reads it: its stems without function words,
- * the stems of the turn before it (`near`), and its profile and source tokens.
+ * the stems of the two turns before it (`near`), and its profile and source tokens.
  */
 
 /** A session's episode whose events came from more than one source: no vendor binding holds it. */
@@ -52,7 +52,7 @@ interface NewMessage {
  * Indexes the messages and transcripts stored since the last call, in the batch's transaction
  * (`search_state.indexed_seq` is where the last one stopped, so a batch never indexes an item
  * twice and never misses one): a message with both a text and a transcript is two rows, each
- * with the words of the turn before it in its session.
+ * with the words of the turns before it in its session.
  */
 export function indexNewItems(sql: SqlStorage): void {
   const messages = sql
