@@ -159,16 +159,6 @@ export function continueSuggestions(sql: SqlStorage, state: JobState, now: numbe
   );
 }
 
-/** A whole run at once, for tests that compare runs: the same steps a sliced run takes. */
-export function runSuggestionsNow(sql: SqlStorage, now: number): void {
-  startSuggestions(sql, now);
-  const row = sql.exec<{ payload: string }>("SELECT payload FROM timers WHERE kind = 'suggestions.run'").toArray()[0];
-  if (!row) return;
-  sql.exec("DELETE FROM timers WHERE kind = 'suggestions.run'");
-  let state: JobState | null = JSON.parse(row.payload) as JobState;
-  while (state) state = step(sql, state, now);
-}
-
 function step(sql: SqlStorage, state: JobState, now: number): JobState | null {
   switch (state.phase) {
     case "changes":
