@@ -1,10 +1,10 @@
 /**
  * English function words: in plain mode they carry no weight, neither in a query nor in what is
- * indexed (docs/api/search.md). The Snowball English list (articles, pronouns, auxiliaries and
- * modals, prepositions, conjunctions, question words, a few quantifiers and adverbs), written as
- * the tokenizer cuts it: "don't" is the tokens `don` and `t`, so the pieces of contractions are
- * here too. `may` is left out (it is also the month); `can` and `will` are in (a tin can or a last
- * will is rare in support).
+ * indexed (docs/api/search.md). The Snowball English list (articles, pronouns, auxiliaries,
+ * prepositions, conjunctions, question words, a few quantifiers and adverbs), written as the
+ * tokenizer cuts it: "don't" is the tokens `don` and `t`, so the pieces of contractions are here
+ * too. Added: the modals it leaves out (`can`, `will`, `shall`, `might`, `must`; a tin can or a
+ * last will is rare in support) and `us`, `whose`, `just`. `may` stays a word: it is also the month.
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   `a about above after again against all am an and any are as at
