@@ -87,8 +87,8 @@ export const SLICE_BUDGET_MS = 5;
 export const SLICE_STEPS = 8;
 /** Rows one step reads in each phase: each step about a millisecond, so a slice ends near its budget. */
 const STEP = {
-  changes: 25,
-  pairs: 8,
+  changes: 100,
+  pairs: 40,
   meetings: 50,
   score: 100,
   withdraw: 250,

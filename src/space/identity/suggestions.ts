@@ -148,12 +148,13 @@ export function recordFound(
  * threshold, or its profiles merged), `limit` at most; answers how many.
  */
 export function withdrawUnfound(sql: SqlStorage, run: number, limit: number): number {
-  sql.exec(
-    "DELETE FROM suggestions WHERE suggestion_id IN (SELECT suggestion_id FROM suggestions WHERE status = 'open' AND run < ? LIMIT ?)",
-    run,
-    limit,
-  );
-  return sql.exec<{ n: number }>("SELECT changes() AS n").one().n;
+  return sql
+    .exec(
+      "DELETE FROM suggestions WHERE suggestion_id IN (SELECT suggestion_id FROM suggestions WHERE status = 'open' AND run < ? LIMIT ?) RETURNING 1",
+      run,
+      limit,
+    )
+    .toArray().length;
 }
 
 /** A suggestion's features: each comparison with a value on both sides, its level and weight, then its meetings. */

@@ -245,6 +245,7 @@ export function dirtyAfter(sql: SqlStorage, after: string, limit: number): strin
 
 /** Forgets up to `limit` dirty marks; answers how many went. */
 export function forgetDirty(sql: SqlStorage, limit: number): number {
-  sql.exec("DELETE FROM linkage_dirty WHERE profile_id IN (SELECT profile_id FROM linkage_dirty LIMIT ?)", limit);
-  return sql.exec<{ n: number }>("SELECT changes() AS n").one().n;
+  return sql
+    .exec("DELETE FROM linkage_dirty WHERE profile_id IN (SELECT profile_id FROM linkage_dirty LIMIT ?) RETURNING 1", limit)
+    .toArray().length;
 }
