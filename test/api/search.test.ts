@@ -480,5 +480,6 @@ describe("POST /v1/search: input", () => {
     );
     const found = await search(space, { query: '"refund" AND (NEAR' });
     expect(found.results.filter((result) => result.kind === "message")).toHaveLength(1);
-  });
+    // 300 searches: about 15 s alone, and more while the rest of the suite shares the machine.
+  }, 90_000);
 });
