@@ -113,7 +113,7 @@ describe("plain search's stems", () => {
   });
 });
 
-describe("BM25F over a row's words and the turn before it", () => {
+describe("BM25F over a row's words and the turns before it", () => {
   const corpus = { rows: 40, averageLength: 8, averageNear: 9 };
   const terms = fc.array(fc.constantFrom("parcel", "deliv", "refund", "thursday", "courier"), { maxLength: 20 });
   const weights = new Map([
