@@ -136,6 +136,7 @@ const MINIMAL_DIR = join(tree.dir, "test", "bench", "minimal");
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
+    log(`stopped by ${signal}: removing the servers and the snapshot`);
     stopAll().finally(() => {
       tree.remove();
       process.exit(130);
@@ -195,6 +196,8 @@ async function main() {
     ingest = await ingestRounds(targets, bare.origin, workload);
     // Early, for iterating on ingest: the whole table comes at the end.
     log(`ingest: ratio ${ingest.json.ingest_ratio} (rounds ${ingest.json.ingest_ratio_spread.join(" to ")})`);
+    // Each phase's figures as soon as they are in: a run stopped before the table still tells them.
+    log(`figures: ${JSON.stringify({ ...ingest.json, ...ingest.latency })}`);
     log(
       `context: ${CONTEXT.profiles} profiles of ${CONTEXT.perProfile} events and one of ${CONTEXT.large}, read under a steady ingest`,
     );
@@ -204,6 +207,7 @@ async function main() {
       ingestRate: ingest.json.ingest_items_per_s,
       log,
     });
+    log(`figures: ${JSON.stringify(context.figures)}`);
     log(`identify: ${IDENTITY.merges} identify items merging two profiles each`);
     identify = await identifyRate(service.origin, secrets.OPERATOR_TOKEN, { merges: IDENTITY.merges });
     for (const [i, events] of IDENTITY.mergeEvents.entries()) {
@@ -211,6 +215,8 @@ async function main() {
       for (let k = 0; k < IDENTITY.mergeRepeats[i]; k++) {
         log(`merge of two profiles of ${events} events each (${k + 1} of ${IDENTITY.mergeRepeats[i]})`);
         repeats.push(await mergeLarge(service.origin, secrets.OPERATOR_TOKEN, events, Math.max(10, 2 * floor.p50)));
+        const { ms, floor: quietFloor, waitedS } = repeats.at(-1);
+        log(`merge: ${ms.toFixed(1)} ms, floor ${quietFloor.toFixed(1)} ms after ${waitedS.toFixed(1)} s`);
       }
       merges.push(repeats);
     }
@@ -230,6 +236,7 @@ async function main() {
       suggestions.push(
         await suggestionsJob(jobService.origin, secrets.OPERATOR_TOKEN, IDENTITY.suggestionProfiles, Math.max(10, 2 * floor.p50)),
       );
+      log(`suggestions job: ${suggestions.at(-1).ms} ms, longest slice ${suggestions.at(-1).maxSliceMs} ms`);
     }
   } finally {
     if (jobService.observabilityWritten()) observability.push(jobService.label);
