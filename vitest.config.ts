@@ -23,12 +23,16 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts", "clients/typescript/test/**/*.test.ts"],
-    testTimeout: 30_000 * propertyScale,
+    // A property of a few hundred requests takes 15-20 s alone; the margin is for a busy machine.
+    testTimeout: 90_000 * propertyScale,
     provide: { propertyScale },
     // One runtime per vitest worker for all its files, not one per file: each file used to start
     // workerd and import the Worker again (200 of 480 s). Files never share a space (every test
     // makes its own, `uniqueName`), and the setup file clears the objects a file leaves behind.
     isolate: false,
+    // Vitest leaves a core to itself by default (one worker on two cores); its main process is
+    // nearly idle here while each worker's workerd runs the tests, so both cores take files.
+    maxWorkers: 2,
     setupFiles: ["test/setup/reset-between-files.ts"],
   },
 });
