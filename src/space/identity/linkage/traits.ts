@@ -1,3 +1,5 @@
+import type { z } from "@hono/zod-openapi";
+import type { AttributeTraitSchema } from "../../../contract/config";
 /**
  * Traits: what a person's records say about them besides their handles (DESIGN 3.5), read from
  * system events' `attributes` by attribute name, normalized so that spellings of one value
@@ -17,17 +19,7 @@ export const TRAITS = [
 export type Trait = (typeof TRAITS)[number];
 
 /** What an attribute can be read as: a trait, or a full name split into given and family names. */
-export const ATTRIBUTE_TRAITS = [
-  "full_name",
-  "given_name",
-  "family_name",
-  "birth_date",
-  "postal_code",
-  "street",
-  "locality",
-  "state",
-] as const;
-export type AttributeTrait = (typeof ATTRIBUTE_TRAITS)[number];
+export type AttributeTrait = z.infer<typeof AttributeTraitSchema>;
 
 /**
  * Attribute names read as each trait unless a space's `identity_traits` says otherwise (it maps
