@@ -14,17 +14,8 @@ export function seeded(seed: number): () => number {
   };
 }
 
-/** The trait whose value the exact level of each comparison repeats (the given name for names). */
-const EXACT_TRAIT: readonly Trait[] = [
-  "given_name",
-  "family_name",
-  "birth_date",
-  "postal_code",
-  "street",
-  "locality",
-  "email_local",
-  "phone_national",
-];
+/** The trait whose value the exact level of each comparison repeats: each is named for its trait. */
+const EXACT_TRAIT: readonly Trait[] = COMPARISONS.map(({ name }) => name);
 
 /**
  * What a sample of profiles (two people, nearly always) says about u: `pairs` pairs of them drawn
