@@ -16,7 +16,7 @@ import { type LiveChanges, MemoryIntake } from "./memory/intake";
 import { placeEvents } from "./memory/session-events";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
-import { indexNewItems } from "./search/writes";
+import { indexMessages, type StoredMessage } from "./search/writes";
 
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>;
 
@@ -145,11 +145,11 @@ function storeChunk(
     return row(candidate, caller, now, itemId, profileId, sessionId);
   });
   answer.accepted += rows.length;
-  insertItems(intake, rows);
+  const seqs = insertItems(intake, rows);
   placeEvents(intake.sql, rows.length, now);
   resolution.finish();
   const live = memory.finish();
-  indexNewItems(intake.sql);
+  indexMessages(intake.sql, messagesOf(resolved, rows, seqs));
   const turns = caller.test
     ? []
     : resolved.flatMap(({ item, profileId, occurredAt }) =>
@@ -161,6 +161,33 @@ function storeChunk(
   measureBatch(intake.sql, turns, last ? written : new Set(), now);
   if (rows.length > 0) requestSuggestions(intake.sql, now);
   return live;
+}
+
+/** The stored messages of a chunk, in `seq` order (`rows` are `resolved`'s, in order). */
+function messagesOf(
+  resolved: readonly { item: BatchItem }[],
+  rows: readonly ItemRow[],
+  seqs: ReadonlyMap<string, number>,
+): StoredMessage[] {
+  return resolved.flatMap(({ item }, index) => {
+    const row = rows[index];
+    const seq = row && seqs.get(row.itemId);
+    if (item.type !== "event" || item.kind !== "message" || !row || seq === undefined || row.profileId === null) return [];
+    return [
+      {
+        seq,
+        itemId: row.itemId,
+        profileId: row.profileId,
+        sourceId: row.sourceId,
+        sessionId: row.sessionId,
+        occurredAt: row.occurredAt,
+        channel: row.channel,
+        conversationId: row.conversationId,
+        text: item.content.text ?? null,
+        transcript: item.content.transcript ?? null,
+      },
+    ];
+  });
 }
 
 /** When the item happened: its `occurred_at` if plausible, else the arrival time, flagged. */
@@ -246,14 +273,20 @@ export function openIntake(db: Db, sql: SqlStorage): Intake {
   return {
     db,
     sql,
-    insert: `INSERT INTO items (${names}) SELECT ${values} FROM json_each(?) r WHERE true ON CONFLICT DO NOTHING`,
+    insert: `INSERT INTO items (${names}) SELECT ${values} FROM json_each(?) r WHERE true ON CONFLICT DO NOTHING RETURNING item_id, seq`,
   };
 }
 
-/** Stores rows in the order given (their `seq` follows it). */
-export function insertItems(intake: Intake, rows: readonly ItemRow[]): void {
-  if (rows.length === 0) return;
-  intake.sql.exec(intake.insert, JSON.stringify(rows.map((values) => ITEM_COLUMNS.map((name) => values[name]))));
+/** Stores rows in the order given (their `seq` follows it); answers each stored row's `seq` by its item id. */
+export function insertItems(intake: Intake, rows: readonly ItemRow[]): Map<string, number> {
+  if (rows.length === 0) return new Map();
+  const stored = intake.sql
+    .exec<{ item_id: string; seq: number }>(
+      intake.insert,
+      JSON.stringify(rows.map((values) => ITEM_COLUMNS.map((name) => values[name]))),
+    )
+    .toArray();
+  return new Map(stored.map((row) => [row.item_id, row.seq]));
 }
 
 /** The keys among `keys` already stored, in one statement (a JSON array: SQLite binds at most 100 values). */

@@ -47,7 +47,8 @@
 // (default 1000, quick 400), BENCH_STORAGE_BATCHES (batches per storage-limit drain, default
 // 40), BENCH_VERBOSE=1 (show wrangler's output), BENCH_QUICK=1 (smaller spaces and fewer
 // samples, for iterating: a few minutes; the closing note of an issue reports the full run),
-// BENCH_LOCAL_OBSERVABILITY=1 (keep wrangler's local observability on, to measure its cost).
+// BENCH_LOCAL_OBSERVABILITY=1 (keep wrangler's local observability on, to measure its cost),
+// BENCH_ONLY=ingest (stop after the ingest rounds; the last line holds their figures only).
 // Identity figures (test/bench/identity.mjs) are measured on the same service, each in a space
 // of its own, after the ingest rounds and the context figures.
 import { randomBytes } from "node:crypto";
@@ -62,6 +63,8 @@ import { Workload } from "./workload.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const QUICK = process.env.BENCH_QUICK === "1";
+/** `BENCH_ONLY=ingest`: the warm-ups, the floor and the ingest rounds only, for iterating on the batch path. */
+const INGEST_ONLY = process.env.BENCH_ONLY === "ingest";
 const ROUNDS = Math.round(setting("BENCH_ROUNDS", 5));
 const ROUND_BATCHES = Math.round(setting("BENCH_ROUND_BATCHES", QUICK ? 60 : 200));
 /** A slice ends after ROUND_BATCHES batches or this many seconds, whichever comes first. */
@@ -147,7 +150,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 const started = performance.now();
 try {
   const figures = await main();
-  printTable(figures);
+  if (!INGEST_ONLY) printTable(figures);
   console.log(JSON.stringify(figures.json));
 } catch (error) {
   console.error(`\nbench failed: ${error instanceof Error ? error.message : error}`);
@@ -198,6 +201,7 @@ async function main() {
     log(`ingest: ratio ${ingest.json.ingest_ratio} (rounds ${ingest.json.ingest_ratio_spread.join(" to ")})`);
     // Each phase's figures as soon as they are in: a run stopped before the table still tells them.
     log(`figures: ${JSON.stringify({ ...ingest.json, ...ingest.latency })}`);
+    if (INGEST_ONLY) return { json: { ...ingest.json, ...ingest.latency } };
     log(
       `context: ${CONTEXT.profiles} profiles of ${CONTEXT.perProfile} events and one of ${CONTEXT.large}, read under a steady ingest`,
     );

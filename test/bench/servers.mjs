@@ -73,6 +73,8 @@ export async function startWrangler({ label, cwd, config, vars = {}, readyPath, 
       WRANGLER_SEND_METRICS: "false",
       NO_COLOR: "1",
       X_LOCAL_OBSERVABILITY: observability ? "true" : "false",
+      // Offline: no lookup of workers.cloudflare.com for `request.cf` (as in scripts/dev.mjs).
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
     },
   });
   const output = [];
@@ -88,6 +90,8 @@ export async function startWrangler({ label, cwd, config, vars = {}, readyPath, 
   const server = {
     label,
     origin: `http://127.0.0.1:${port}`,
+    /** workerd's inspector, for a CPU profile (docs/performance.md). */
+    inspector: `ws://127.0.0.1:${inspectorPort}/ws`,
     output: () => output.join(""),
     /** Whether wrangler's local observability wrote its store (it should not, unless asked to). */
     observabilityWritten: () => existsSync(join(persistDir, "v3", "observability")),

@@ -141,6 +141,7 @@ describe("the reindex of rows indexed before search_stems (migration 0018)", () 
       // The space as it stood before migration 0018, with its rows in search_index only; then the migration itself.
       sql.exec("DROP TABLE search_stems");
       sql.exec("DROP TABLE search_reindex");
+      sql.exec("DELETE FROM search_turns");
       for (const statement of migrations.migrations.m0018.split("--> statement-breakpoint")) sql.exec(statement);
       expect(stemsReady(sql)).toBe(false);
       expect(takeDueTimers(sql, NOW).map((timer) => timer.kind)).toEqual(["search.reindex"]);
@@ -175,5 +176,39 @@ describe("the reindex of rows indexed before search_stems (migration 0018)", () 
       expect(stemsReady(sql)).toBe(true);
       expect(stemsRows(sql).map((row) => row.stems)).toEqual(["first word"]);
     });
+  });
+});
+
+describe("search_turns: each turn's stems by seq (migration 0022)", () => {
+  it("is filled from search_stems for turns indexed before it, and later messages find their words", async () => {
+    const near = await withIntake((intake, sql) => {
+      storeBatch(
+        intake,
+        caller,
+        {
+          items: [
+            turn("c1", "Where is my sofa?", 0),
+            turn("c1", "Checking the warehouse now", 1, { speaker: { role: "ai_agent" } }),
+            turn("c2", "Kettle leaking", 2, { handles: [{ type: "phone_e164", value: "+15555550177" }] }),
+          ],
+        },
+        NOW,
+        CONFIG,
+      );
+      foldPlacements(sql);
+      const written = sql.exec("SELECT seq, stems FROM search_turns ORDER BY seq").toArray();
+      expect(written.map((row) => row.stems)).toEqual(["sofa", "check warehous now", "kettl leak"]);
+
+      // The space as it stood before migration 0022; then the migration itself.
+      sql.exec("DROP TABLE search_turns");
+      sql.exec("CREATE TABLE search_state (id integer PRIMARY KEY NOT NULL, indexed_seq integer NOT NULL)");
+      for (const statement of migrations.migrations.m0022.split("--> statement-breakpoint")) sql.exec(statement);
+      expect(sql.exec("SELECT seq, stems FROM search_turns ORDER BY seq").toArray()).toEqual(written);
+      expect(sql.exec("SELECT name FROM sqlite_master WHERE name = 'search_state'").toArray()).toEqual([]);
+
+      storeBatch(intake, caller, { items: [turn("c1", "Found it", 3)] }, NOW, CONFIG);
+      return nearOf(sql);
+    });
+    expect(near["message Found it"]).toBe("check warehous now sofa");
   });
 });

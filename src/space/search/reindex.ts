@@ -1,5 +1,5 @@
 import { setTimer } from "../timers";
-import { wordsBefore } from "./neighbours";
+import { rememberTurns, wordsBefore } from "./neighbours";
 import { stemsOf } from "./stems";
 import { stemRows } from "./writes";
 
@@ -59,17 +59,17 @@ export function reindexSlice(sql: SqlStorage, now: number, stopwatch: () => numb
         REINDEX_STEP_ROWS,
       )
       .toArray();
-    const near = wordsBefore(
-      sql,
-      rows.flatMap(({ seq, session_id, occurred_at }) =>
-        seq === null || session_id === null || occurred_at === null
-          ? []
-          : [{ seq, sessionId: session_id, occurredAt: occurred_at }],
-      ),
+    const stemmed = rows.map((row) => ({ ...row, stems: stemsOf(row.text) }));
+    const turns = stemmed.flatMap(({ seq, session_id, occurred_at, stems }) =>
+      seq === null || session_id === null || occurred_at === null
+        ? []
+        : [{ seq, sessionId: session_id, occurredAt: occurred_at, stems }],
     );
+    rememberTurns(sql, turns);
+    const near = wordsBefore(sql, turns);
     stemRows(
       sql,
-      rows.map((row) => ({ ...row, stems: stemsOf(row.text), near: row.seq === null ? [] : (near.get(row.seq) ?? []) })),
+      stemmed.map((row) => ({ ...row, near: row.seq === null ? [] : (near.get(row.seq) ?? []) })),
       true,
     );
     next = rows.length === 0 ? pending.last_rowid + 1 : (rows.at(-1)?.rowid ?? pending.last_rowid) + 1;

@@ -1,7 +1,7 @@
 import type { Derivation } from "../memory/derivation";
 import { sessionSources } from "../memory/session-events";
 import type { SessionRecord } from "../memory/sessions";
-import { wordsBefore } from "./neighbours";
+import { rememberTurns, wordsBefore } from "./neighbours";
 import { stemsOf } from "./stems";
 import { idToken } from "./tokens";
 
@@ -10,7 +10,8 @@ import { idToken } from "./tokens";
  * they are stored, episode summaries and facts as the compiler writes them, each with one token
  * each of its profile, its source and (derived rows) its session; and `search_stems` (migration
  * 0018), the same row (same rowid) as plain search reads it: its stems without function words,
- * the stems of the two turns before it (`near`), and its profile and source tokens.
+ * the stems of the two turns before it (`near`), and its profile and source tokens; and
+ * `search_turns` (migration 0022), each turn's stems by `seq`, where later messages find them.
  */
 
 /** A session's episode whose events came from more than one source: no vendor binding holds it. */
@@ -34,76 +35,65 @@ interface IndexRow {
   conversationId: string | null;
 }
 
-interface NewMessage {
+/** A message a batch stored, as the index takes it. */
+export interface StoredMessage {
   seq: number;
-  item_id: string;
-  profile_id: string;
-  source_id: string;
-  session_id: string | null;
-  occurred_at: number;
+  itemId: string;
+  profileId: string;
+  sourceId: string;
+  sessionId: string | null;
+  occurredAt: number;
   channel: string | null;
-  conversation_id: string | null;
+  conversationId: string | null;
   text: string | null;
   transcript: string | null;
-  [column: string]: SqlStorageValue;
 }
 
 /**
- * Indexes the messages and transcripts stored since the last call, in the batch's transaction
- * (`search_state.indexed_seq` is where the last one stopped, so a batch never indexes an item
- * twice and never misses one): a message with both a text and a transcript is two rows, each
- * with the words of the turns before it in its session.
+ * Indexes the messages and transcripts a batch stored (in `seq` order), in its transaction: a
+ * message with both a text and a transcript is two rows, each with the words of the turns before
+ * it in its session. A message in a session is first remembered as a turn (`search_turns`), so
+ * that the batch's later messages and later batches find its words.
  */
-export function indexNewItems(sql: SqlStorage): void {
-  const messages = sql
-    .exec<NewMessage>(
-      `SELECT seq, item_id, profile_id, source_id, session_id, occurred_at, channel, conversation_id,
-         body ->> '$.content.text' AS text, body ->> '$.content.transcript' AS transcript
-       FROM items WHERE seq > (SELECT indexed_seq FROM search_state) AND type = 'event' AND kind = 'message'
-         AND profile_id IS NOT NULL ORDER BY seq`,
-    )
-    .toArray()
-    .filter((message) => Boolean(message.text) || Boolean(message.transcript));
-  if (messages.length > 0) {
-    const said = messages.map((message) => ({
+export function indexMessages(sql: SqlStorage, messages: readonly StoredMessage[]): void {
+  const said = messages
+    .filter((message) => Boolean(message.text) || Boolean(message.transcript))
+    .map((message) => ({
       message,
       text: message.text ? stemsOf(message.text) : [],
       transcript: message.transcript ? stemsOf(message.transcript) : [],
     }));
-    const near = wordsBefore(
-      sql,
-      said.flatMap(({ message, text, transcript }) =>
-        message.session_id === null
-          ? []
-          : [
-              {
-                seq: message.seq,
-                sessionId: message.session_id,
-                occurredAt: message.occurred_at,
-                stems: [...text, ...transcript],
-              },
-            ],
-      ),
-    );
-    const rows: IndexRow[] = [];
-    for (const { message, text, transcript } of said) {
-      const entry = {
-        near: near.get(message.seq) ?? [],
-        profileToken: idToken(message.profile_id),
-        sourceToken: idToken(message.source_id),
-        sessionToken: null,
-        refId: message.item_id,
-        profileId: message.profile_id,
-        occurredAt: message.occurred_at,
-        channel: message.channel,
-        conversationId: message.conversation_id,
-      };
-      if (message.text) rows.push({ ...entry, text: message.text, stems: text, kind: "message" });
-      if (message.transcript) rows.push({ ...entry, text: message.transcript, stems: transcript, kind: "transcript" });
-    }
-    insertRows(sql, rows);
+  if (said.length === 0) return;
+  const inSessions = said.filter(({ message }) => message.sessionId !== null);
+  rememberTurns(
+    sql,
+    inSessions.map(({ message, text, transcript }) => ({ seq: message.seq, stems: [...text, ...transcript] })),
+  );
+  const near = wordsBefore(
+    sql,
+    inSessions.map(({ message }) => ({
+      seq: message.seq,
+      sessionId: message.sessionId as string,
+      occurredAt: message.occurredAt,
+    })),
+  );
+  const rows: IndexRow[] = [];
+  for (const { message, text, transcript } of said) {
+    const entry = {
+      near: near.get(message.seq) ?? [],
+      profileToken: idToken(message.profileId),
+      sourceToken: idToken(message.sourceId),
+      sessionToken: null,
+      refId: message.itemId,
+      profileId: message.profileId,
+      occurredAt: message.occurredAt,
+      channel: message.channel,
+      conversationId: message.conversationId,
+    };
+    if (message.text) rows.push({ ...entry, text: message.text, stems: text, kind: "message" });
+    if (message.transcript) rows.push({ ...entry, text: message.transcript, stems: transcript, kind: "transcript" });
   }
-  sql.exec("UPDATE search_state SET indexed_seq = (SELECT coalesce(max(seq), 0) FROM items)");
+  insertRows(sql, rows);
 }
 
 /**
