@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 // The handles module reads the spelling rules below: a cycle, safe while neither module uses the
 // other's bindings as it loads (both only call them later, from functions).
-import { normalizeHandle } from "../space/identity/handles";
+import { EMAIL_SPELLING, normalizeHandle, PHONE_SPELLING } from "../space/identity/handles";
 
 export { TimestampInputSchema, TimestampSchema } from "./timestamp";
 
@@ -77,14 +77,6 @@ export const SlugSchema = z
 
 /** Any id in UUID syntax (JSON Schema's `format: uuid`), whatever its version. */
 export const UuidSchema = z.guid().openapi({ format: "uuid" });
-
-/**
- * How phones and e-mails must be spelled (DESIGN 3.5). An e-mail is normalized by trimming and
- * lower-casing, so its rule is exact; a phone must also be a possible number for its country
- * (libphonenumber), which no pattern can say: the description does.
- */
-export const PHONE_SPELLING = /^\s*(?:[tT][eE][lL]:)?(?:\+|00)[\d\s.()/\-\u2010-\u2015\u2212]+$/;
-export const EMAIL_SPELLING = /^\s*[^\s@]+@[^\s@]+\s*$/;
 
 export const IdentifierSchema = z
   .strictObject({

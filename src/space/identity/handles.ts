@@ -1,5 +1,13 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js";
-import { EMAIL_SPELLING, PHONE_SPELLING } from "../../contract/common";
+
+/**
+ * How phones and e-mails must be spelled (docs/api/identity.md); the contract's identifier schema
+ * states the same patterns. An e-mail is normalized by trimming and lower-casing, so its rule is
+ * exact; a phone must also be a possible number for its country (libphonenumber), which no
+ * pattern can say: the schema's description does.
+ */
+export const PHONE_SPELLING = /^\s*(?:[tT][eE][lL]:)?(?:\+|00)[\d\s.()/\-\u2010-\u2015\u2212]+$/;
+export const EMAIL_SPELLING = /^\s*[^\s@]+@[^\s@]+\s*$/;
 
 export type HandleInput = { type: string; value: string; scope?: string | undefined };
 export type Handle = { type: string; scope: string; value: string };
