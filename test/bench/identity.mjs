@@ -109,13 +109,24 @@ export async function identifyRate(origin, operatorToken, { merges = 5_000 } = {
   return { rate: merges / seconds, merges, seconds };
 }
 
-/** Two profiles of `events` events each, then one `identify` of their handles, timed. */
+/** Conversations of this many events make up a large profile. */
+const CONVERSATION_EVENTS = 100;
+
+/**
+ * Two profiles of `events` events each, in conversations of `CONVERSATION_EVENTS` (a customer
+ * with a long history, not one conversation per event, whose sessions the compiler would take
+ * minutes to catch up with before the merge can be timed alone), then one `identify` of their
+ * handles, timed.
+ */
 export async function mergeLarge(origin, operatorToken, events, quietFloorMs) {
   const demo = await seedDemo(origin, operatorToken);
   const url = `${demo.base_url}/v1/batch`;
   const items = [];
   for (const side of ["a", "b"]) {
-    for (let i = 0; i < events; i++) items.push(event(`${side}-${i}`, [handle(`big-${side}`)]));
+    for (let i = 0; i < events; i++) {
+      const conversation = `c-${side}-${Math.floor(i / CONVERSATION_EVENTS)}`;
+      items.push(event(`${side}-${i}`, [handle(`big-${side}`)], { conversation_id: conversation }));
+    }
   }
   await fill(url, demo.key, chunks(items));
   const { floor, waitedS } = await quiet(demo.base_url, demo.key, quietFloorMs);

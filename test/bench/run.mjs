@@ -37,7 +37,7 @@
 //   - Single-shot timings are repeated, each in a space of its own, and reported as the median
 //     with the spread: the merge of two profiles of 5,000 events (merge_5k_ms) 5 times (3), of
 //     50,000 (merge_large_ms) 3 times (the quick run merges 5,000 only: merge_large_ms is its
-//     5,000 figure), the suggestions job 3 times (3), on a service of its own.
+//     5,000 figure), the suggestions job 3 times (3), each on a service of its own.
 //   - The servers run a snapshot of the tree taken at the start, with wrangler's local
 //     observability off (servers.mjs).
 //
@@ -48,7 +48,8 @@
 // 40), BENCH_VERBOSE=1 (show wrangler's output), BENCH_QUICK=1 (smaller spaces and fewer
 // samples, for iterating: a few minutes; the closing note of an issue reports the full run),
 // BENCH_LOCAL_OBSERVABILITY=1 (keep wrangler's local observability on, to measure its cost),
-// BENCH_ONLY=ingest (stop after the ingest rounds; the last line holds their figures only).
+// BENCH_ONLY=ingest or suggestions (only the ingest rounds, or only the suggestions job and the
+// labelled records; the last line holds their figures only).
 // Identity figures (test/bench/identity.mjs) are measured on the same service, each in a space
 // of its own, after the ingest rounds and the context figures.
 import { randomBytes } from "node:crypto";
@@ -63,8 +64,13 @@ import { Workload } from "./workload.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const QUICK = process.env.BENCH_QUICK === "1";
-/** `BENCH_ONLY=ingest`: the warm-ups, the floor and the ingest rounds only, for iterating on the batch path. */
-const INGEST_ONLY = process.env.BENCH_ONLY === "ingest";
+/**
+ * `BENCH_ONLY=ingest`: the warm-ups, the floor and the ingest rounds only, for iterating on the
+ * batch path; `BENCH_ONLY=suggestions`: the suggestions job and the labelled records only.
+ */
+const ONLY = process.env.BENCH_ONLY ?? "";
+if (!["", "ingest", "suggestions"].includes(ONLY)) throw new Error(`BENCH_ONLY must be ingest or suggestions, got ${ONLY}`);
+const INGEST_ONLY = ONLY === "ingest";
 const ROUNDS = Math.round(setting("BENCH_ROUNDS", 5));
 const ROUND_BATCHES = Math.round(setting("BENCH_ROUND_BATCHES", QUICK ? 60 : 200));
 /** A slice ends after ROUND_BATCHES batches or this many seconds, whichever comes first. */
@@ -150,7 +156,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 const started = performance.now();
 try {
   const figures = await main();
-  if (!INGEST_ONLY) printTable(figures);
+  if (!ONLY) printTable(figures);
   console.log(JSON.stringify(figures.json));
 } catch (error) {
   console.error(`\nbench failed: ${error instanceof Error ? error.message : error}`);
@@ -170,6 +176,10 @@ async function main() {
   const secrets = Object.fromEntries(
     ["KEY_PEPPER", "JWT_SECRET", "OPERATOR_TOKEN", "UPLOAD_SECRET"].map((name) => [name, randomBytes(32).toString("base64url")]),
   );
+  if (ONLY === "suggestions") {
+    const { suggestions } = await suggestionRuns(secrets, 10);
+    return { json: suggestionFigures(suggestions) };
+  }
   log("starting the service and the minimal path (wrangler dev)");
   const [service, bare] = await Promise.all([
     startWrangler({ label: "full", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" }),
@@ -228,27 +238,60 @@ async function main() {
     observability = [service, bare].filter((server) => server.observabilityWritten()).map((server) => server.label);
     await Promise.all([service.stop(), bare.stop()]);
   }
-  // On a service of its own: workerd runs every object of a process on one thread, and the spaces
-  // measured before still compile for minutes (the large merge's rebuild, the context space's
-  // ingest), which in production run on threads of their own.
-  const jobService = await startWrangler({ label: "suggestions", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
-  try {
-    for (let k = 0; k < IDENTITY.suggestionRepeats; k++) {
-      log(
-        `suggestions job over ${IDENTITY.suggestionProfiles} profiles (${k + 1} of ${IDENTITY.suggestionRepeats}), on a service of its own (it starts 30 s after the last write)`,
-      );
-      suggestions.push(
-        await suggestionsJob(jobService.origin, secrets.OPERATOR_TOKEN, IDENTITY.suggestionProfiles, Math.max(10, 2 * floor.p50)),
-      );
-      log(`suggestions job: ${suggestions.at(-1).ms} ms, longest slice ${suggestions.at(-1).maxSliceMs} ms`);
-    }
-  } finally {
-    if (jobService.observabilityWritten()) observability.push(jobService.label);
-    await jobService.stop();
-  }
+  const jobs = await suggestionRuns(secrets, Math.max(10, 2 * floor.p50));
+  suggestions.push(...jobs.suggestions);
+  if (jobs.observabilityWritten) observability.push("suggestions");
 
   const json = figuresOf({ ingest, floor, identify, merges, suggestions, context });
   return { json, ingest, floor, context, merges, suggestions, observability };
+}
+
+/**
+ * The suggestions job, `IDENTITY.suggestionRepeats` times, each on a service of its own: workerd
+ * runs every object of a process on one thread, and the spaces measured before still compile for
+ * minutes (the large merge's rebuild, the context space's ingest, the last job's 100,000
+ * profiles), which in production run on threads of their own. `quietFloorMs`: the floor a space
+ * must be back under before its job.
+ */
+async function suggestionRuns(secrets, quietFloorMs) {
+  const suggestions = [];
+  let observabilityWritten = false;
+  for (let k = 0; k < IDENTITY.suggestionRepeats; k++) {
+    log(
+      `suggestions job over ${IDENTITY.suggestionProfiles} profiles (${k + 1} of ${IDENTITY.suggestionRepeats}), on a service of its own (it starts 30 s after the last write)`,
+    );
+    const jobService = await startWrangler({ label: "suggestions", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
+    try {
+      suggestions.push(
+        await suggestionsJob(jobService.origin, secrets.OPERATOR_TOKEN, IDENTITY.suggestionProfiles, quietFloorMs),
+      );
+      observabilityWritten ||= jobService.observabilityWritten();
+    } finally {
+      await jobService.stop();
+    }
+    log(`suggestions job: ${suggestions.at(-1).ms} ms, longest slice ${suggestions.at(-1).maxSliceMs} ms`);
+  }
+  return { suggestions, observabilityWritten };
+}
+
+/** The suggestion job's figures, and the labelled records' (measured after the first run). */
+function suggestionFigures(suggestions) {
+  return {
+    ...overRounds(
+      "suggestions_job_ms",
+      suggestions.map((job) => job.ms),
+      0,
+    ),
+    ...overRounds(
+      "suggestions_max_slice_ms",
+      suggestions.map((job) => job.maxSliceMs),
+      2,
+    ),
+    suggestions_profiles: suggestions[0].profiles,
+    suggestions_slices: Math.round(median(suggestions.map((job) => job.slices))),
+    suggestions_quiet_wait_s: round(median(suggestions.map((job) => job.waitedS)), 1),
+    ...suggestions[0].records,
+  };
 }
 
 /** The JSON line: every figure, with `<key>_spread` beside those taken over rounds or repeats. */
@@ -273,20 +316,7 @@ function figuresOf({ ingest, floor, identify, merges, suggestions, context }) {
     ),
     merge_floor_ms: round(median(large.map((merge) => merge.floor)), 1),
     merge_quiet_wait_s: round(median(large.map((merge) => merge.waitedS)), 1),
-    ...overRounds(
-      "suggestions_job_ms",
-      suggestions.map((job) => job.ms),
-      0,
-    ),
-    ...overRounds(
-      "suggestions_max_slice_ms",
-      suggestions.map((job) => job.maxSliceMs),
-      2,
-    ),
-    suggestions_profiles: suggestions[0].profiles,
-    suggestions_slices: Math.round(median(suggestions.map((job) => job.slices))),
-    suggestions_quiet_wait_s: round(median(suggestions.map((job) => job.waitedS)), 1),
-    ...suggestions[0].records,
+    ...suggestionFigures(suggestions),
     ...context.figures,
     seconds: round(ingest.seconds, 1),
     clients: CLIENTS,
