@@ -1,4 +1,4 @@
-import { Validator } from "@cfworker/json-schema";
+import { dereference, encodePointer, initialBaseURI, validate } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { rewriteRefs } from "../../src/edge/mcp/schemas";
 
@@ -12,13 +12,24 @@ import { rewriteRefs } from "../../src/edge/mcp/schemas";
  */
 export type Schema = { [keyword: string]: unknown };
 
+type Lookup = ReturnType<typeof dereference>;
+
 /** The document's components, with every `$ref` rewritten to `#/$defs/<name>` for the validator. */
 export class SchemaSet {
   readonly defs: Record<string, Schema>;
-  #validators = new WeakMap<Schema, Validator>();
+  /**
+   * Where the validator finds each component a `$ref` names, worked out once; each schema checked
+   * adds its own places over it. (A `Validator` of the schema with the components copied in went
+   * through all of them again for every new schema, and a property makes thousands.)
+   */
+  #componentLookup: Lookup = Object.create(null);
+  #lookups = new WeakMap<Schema, Lookup>();
 
   constructor(components: Record<string, unknown>) {
     this.defs = rewriteRefs(components) as Record<string, Schema>;
+    for (const [name, schema] of Object.entries(this.defs)) {
+      dereference(schema, this.#componentLookup, initialBaseURI, `/$defs/${encodePointer(name)}`);
+    }
   }
 
   /** A schema from the document, with its `$ref`s rewritten like the components'. */
@@ -39,12 +50,12 @@ export class SchemaSet {
   }
 
   valid(schema: Schema, value: unknown): boolean {
-    let validator = this.#validators.get(schema);
-    if (!validator) {
-      validator = new Validator(structuredClone({ ...schema, $defs: this.defs }), "2020-12", true);
-      this.#validators.set(schema, validator);
+    let lookup = this.#lookups.get(schema);
+    if (!lookup) {
+      lookup = dereference(schema, Object.create(this.#componentLookup));
+      this.#lookups.set(schema, lookup);
     }
-    return validator.validate(value).valid;
+    return validate(value, schema, "2020-12", lookup, true).valid;
   }
 }
 
@@ -54,11 +65,29 @@ export type StringUse = "json" | "url" | "header";
 const MAX_GENERATED_ITEMS = 4;
 const MAX_GENERATED_LENGTH = 40;
 
+/**
+ * Each schema's arbitrary, built once per use. Building one is slow (fast-check works out each
+ * string arbitrary's edge cases when it is made) and an object with rules was rebuilt for every
+ * value; drawing from a built one again generates exactly what a new one would. A schema object
+ * belongs to one set.
+ */
+const built = new WeakMap<Schema, Map<StringUse, fc.Arbitrary<unknown>>>();
+
 /** Values valid against `schema`, generated from its keywords and checked by the validator. */
 export function arbitraryOf(set: SchemaSet, schema: Schema, use: StringUse = "json"): fc.Arbitrary<unknown> {
-  const node = set.resolve(schema);
-  const arbitrary = build(set, node, use);
-  return needsCheck(node) ? arbitrary.filter((value) => set.valid(node, value)) : arbitrary;
+  let uses = built.get(schema);
+  if (!uses) {
+    uses = new Map();
+    built.set(schema, uses);
+  }
+  let arbitrary = uses.get(use);
+  if (!arbitrary) {
+    const node = set.resolve(schema);
+    const unchecked = build(set, node, use);
+    arbitrary = needsCheck(node) ? unchecked.filter((value) => set.valid(node, value)) : unchecked;
+    uses.set(use, arbitrary);
+  }
+  return arbitrary;
 }
 
 /** Combinations the generator does not reason about are checked afterwards by the validator. */
@@ -128,29 +157,40 @@ function objectOf(set: SchemaSet, node: Schema, use: StringUse): fc.Arbitrary<un
     const options = (rule.anyOf ?? rule.oneOf) as Schema[] | undefined;
     if (options) fragments.push(options);
   }
+  // One arbitrary per combination of alternatives, made when first chosen.
+  const byChoice = new Map<string, fc.Arbitrary<unknown>>();
   return fc.tuple(...fragments.map((options) => fc.constantFrom(...options))).chain((chosen) => {
-    const properties: Record<string, Schema> = { ...((node.properties as Record<string, Schema>) ?? {}) };
-    const required = new Set((node.required as string[]) ?? []);
-    for (const fragment of chosen) {
-      for (const name of (fragment.required as string[]) ?? []) required.add(name);
-      for (const [name, extra] of Object.entries((fragment.properties as Record<string, Schema>) ?? {})) {
-        properties[name] = { ...set.resolve(properties[name] ?? {}), ...extra };
-      }
+    const key = chosen.map((fragment, at) => fragments[at]?.indexOf(fragment)).join();
+    let arbitrary = byChoice.get(key);
+    if (!arbitrary) {
+      arbitrary = objectWith(set, node, chosen, use);
+      byChoice.set(key, arbitrary);
     }
-    const fields: Record<string, fc.Arbitrary<unknown>> = {};
-    for (const [name, property] of Object.entries(properties)) {
-      if (isForbidden(property)) continue;
-      fields[name] = arbitraryOf(set, property, use);
-    }
-    const known = fc.record(fields, { requiredKeys: [...required].filter((name) => name in fields) });
-    const extra = node.additionalProperties;
-    if (extra === false || (extra === undefined && "properties" in node)) return known;
-    const keys = propertyNamesOf(node);
-    const values = extra && typeof extra === "object" ? arbitraryOf(set, extra as Schema, use) : fc.jsonValue({ maxDepth: 1 });
-    return fc
-      .tuple(known, fc.dictionary(keys, values, { maxKeys: 3 }))
-      .map(([fixed, free]) => ({ ...free, ...(fixed as object) }));
+    return arbitrary;
   });
+}
+
+/** An object with the chosen alternative of each of its rule fragments taken into its fields. */
+function objectWith(set: SchemaSet, node: Schema, chosen: Schema[], use: StringUse): fc.Arbitrary<unknown> {
+  const properties: Record<string, Schema> = { ...((node.properties as Record<string, Schema>) ?? {}) };
+  const required = new Set((node.required as string[]) ?? []);
+  for (const fragment of chosen) {
+    for (const name of (fragment.required as string[]) ?? []) required.add(name);
+    for (const [name, extra] of Object.entries((fragment.properties as Record<string, Schema>) ?? {})) {
+      properties[name] = { ...set.resolve(properties[name] ?? {}), ...extra };
+    }
+  }
+  const fields: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (isForbidden(property)) continue;
+    fields[name] = arbitraryOf(set, property, use);
+  }
+  const known = fc.record(fields, { requiredKeys: [...required].filter((name) => name in fields) });
+  const extra = node.additionalProperties;
+  if (extra === false || (extra === undefined && "properties" in node)) return known;
+  const keys = propertyNamesOf(node);
+  const values = extra && typeof extra === "object" ? arbitraryOf(set, extra as Schema, use) : fc.jsonValue({ maxDepth: 1 });
+  return fc.tuple(known, fc.dictionary(keys, values, { maxKeys: 3 })).map(([fixed, free]) => ({ ...free, ...(fixed as object) }));
 }
 
 function isForbidden(schema: Schema): boolean {
