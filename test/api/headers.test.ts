@@ -1,9 +1,11 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { personToken } from "../support/identity";
-import { arbitraryOf, type Schema, SchemaSet } from "../support/json-schema";
+import { arbitraryOf, type Schema, type SchemaSet } from "../support/json-schema";
+import { pathFixtures } from "../support/path-fixtures";
 import { runs } from "../support/property-runs";
-import { call, createKey, createSpace, json, OPERATOR_TOKEN, type Space } from "../support/seed";
+import { call, createSpace, OPERATOR_TOKEN, type Space } from "../support/seed";
+import { type Operation, prefixOf, servedDocument } from "../support/served-document";
 
 /**
  * Header parameters are held to their declared rule as a body's fields are: on every operation
@@ -12,12 +14,7 @@ import { call, createKey, createSpace, json, OPERATOR_TOKEN, type Space } from "
  * `header.<name>`, and a value the declaration allows is never refused for the header.
  */
 
-interface HeaderOperation {
-  method: string;
-  path: string;
-  base: "control" | "data";
-  security: string | null;
-  hasBody: boolean;
+interface HeaderOperation extends Operation {
   headers: { name: string; required: boolean; schema: Schema }[];
 }
 
@@ -28,42 +25,23 @@ let reviewToken: string;
 let fixtures: Record<string, string>;
 
 beforeAll(async () => {
-  const document = await json<{
-    paths: Record<string, Record<string, unknown>>;
-    components: { schemas: Record<string, unknown> };
-  }>(await call("GET", "/v1/openapi.json"), 200);
-  set = new SchemaSet(document.components.schemas);
-  for (const [path, item] of Object.entries(document.paths)) {
-    const server = (item.servers as { url: string }[] | undefined)?.[0]?.url;
-    for (const method of ["get", "post", "put", "patch", "delete"]) {
-      const operation = item[method] as
-        | {
-            parameters?: { name: string; in: string; required?: boolean; schema: unknown }[];
-            security?: object[];
-            requestBody?: unknown;
-          }
-        | undefined;
-      const headers = (operation?.parameters ?? []).filter((parameter) => parameter.in === "header");
-      if (!operation || headers.length === 0) continue;
-      const security = operation.security?.[0];
-      operations.push({
-        method: method.toUpperCase(),
-        path,
-        base: server === "{control_url}" ? "control" : "data",
-        security: security ? (Object.keys(security)[0] ?? null) : null,
-        hasBody: operation.requestBody !== undefined,
-        headers: headers.map((parameter) => ({
-          name: parameter.name.toLowerCase(),
-          required: parameter.required === true,
-          schema: set.adopt(parameter.schema),
-        })),
-      });
-    }
+  const document = await servedDocument();
+  set = document.set;
+  for (const operation of document.operations) {
+    const headers = operation.parameters.filter((parameter) => parameter.in === "header");
+    if (headers.length === 0) continue;
+    operations.push({
+      ...operation,
+      headers: headers.map((parameter) => ({
+        name: parameter.name.toLowerCase(),
+        required: parameter.required === true,
+        schema: parameter.schema,
+      })),
+    });
   }
   space = await createSpace();
   reviewToken = await personToken(space, ["review"]);
-  const spare = await createKey(space.tenant.token, space.sourceId, ["track"]);
-  fixtures = { sources: space.sourceId, keys: spare.key_id };
+  fixtures = await pathFixtures(space);
 });
 
 /** The operation's request with one header set: credentials that get past admission, `{}` as a body. */
@@ -72,18 +50,18 @@ function send(operation: HeaderOperation, name: string, value: string): Promise<
     .split("/")
     .map((segment, at, all) => (segment.startsWith("{") ? (fixtures[all[at - 1] ?? ""] ?? "zz-1") : segment))
     .join("/");
-  const url = `${operation.base === "control" ? "/control" : `/spaces/${space.name}`}${path}`;
+  const url = `${prefixOf(operation.api, space)}${path}`;
   const credential =
     operation.security === "sourceKey"
       ? { token: space.key }
       : operation.security === "operatorToken"
         ? { operator: OPERATOR_TOKEN }
         : // Key routes take an integration or admin person, identity routes a reviewer.
-          { token: operation.base === "control" ? space.tenant.token : reviewToken };
+          { token: operation.api === "control" ? space.tenant.token : reviewToken };
   return call(operation.method, url, {
     ...credential,
     headers: { [name]: value },
-    ...(operation.hasBody ? { body: {} } : {}),
+    ...(operation.body ? { body: {} } : {}),
   });
 }
 

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, createSpace, json, OPERATOR_TOKEN, type Space } from "../support/seed";
+import { pathFixtures } from "../support/path-fixtures";
+import { call, createSpace, json, OPERATOR_TOKEN, type Space } from "../support/seed";
+import { type Operation, prefixOf, servedDocument } from "../support/served-document";
 
 /**
  * Every method on every path the document serves gets an answer the document or HTTP allows: a
@@ -10,12 +12,10 @@ import { call, createKey, createSpace, json, OPERATOR_TOKEN, type Space } from "
  */
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-const OPERATION_KEYS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 interface DocumentedPath {
   path: string;
-  /** `/control` or the data API's prefix. */
-  base: "control" | "data";
+  api: Operation["api"];
   segments: (string | null)[];
   operations: Record<string, { security: string | null; statuses: Set<string> }>;
 }
@@ -25,68 +25,60 @@ let paths: DocumentedPath[] = [];
 let fixtures: Record<string, string>;
 
 beforeAll(async () => {
-  const document = await json<{ paths: Record<string, Record<string, unknown>> }>(await call("GET", "/v1/openapi.json"), 200);
-  paths = Object.entries(document.paths).map(([path, item]) => {
-    const server = (item.servers as { url: string }[] | undefined)?.[0]?.url;
-    const operations: DocumentedPath["operations"] = {};
-    for (const key of OPERATION_KEYS) {
-      const operation = item[key] as { security?: Record<string, unknown>[]; responses: Record<string, unknown> } | undefined;
-      if (!operation) continue;
-      const security = operation.security?.[0];
-      operations[key.toUpperCase()] = {
-        security: security ? (Object.keys(security)[0] ?? null) : null,
-        statuses: new Set(Object.keys(operation.responses)),
-      };
-    }
-    const segments = path.split("/").map((segment) => (segment.startsWith("{") ? null : segment));
-    return { path, base: server === "{control_url}" ? "control" : "data", segments, operations };
-  });
+  paths = documentedPaths((await servedDocument()).operations);
   space = await createSpace();
-  const projects = await json<{ data: { project_id: string }[] }>(
-    await call("GET", "/control/v1/projects", { token: space.tenant.token }),
-    200,
-  );
-  // A key of its own for rotation and revocation, though no request here gets that far.
-  const spare = await createKey(space.tenant.token, space.sourceId, ["track"]);
-  fixtures = {
-    spaces: space.spaceId,
-    projects: projects.data[0]?.project_id ?? "",
-    sources: space.sourceId,
-    keys: spare.key_id,
-  };
+  fixtures = await pathFixtures(space);
 });
+
+/** The document's operations by path, each path with its fixed segments (null for a template). */
+function documentedPaths(operations: Operation[]): DocumentedPath[] {
+  const byPath = new Map<string, DocumentedPath>();
+  for (const operation of operations) {
+    let documented = byPath.get(operation.path);
+    if (!documented) {
+      const segments = operation.path.split("/").map((segment) => (segment.startsWith("{") ? null : segment));
+      documented = { path: operation.path, api: operation.api, segments, operations: {} };
+      byPath.set(operation.path, documented);
+    }
+    documented.operations[operation.method] = {
+      security: operation.security,
+      statuses: new Set(Object.keys(operation.responses)),
+    };
+  }
+  return [...byPath.values()];
+}
 
 function matches(pattern: (string | null)[], concrete: string[]): boolean {
   return pattern.length === concrete.length && pattern.every((segment, at) => segment === null || segment === concrete[at]);
 }
 
 /** Of the documented paths (of one API) that match, those with a fixed segment first where the others have a template. */
-function mostSpecific(base: DocumentedPath["base"], concrete: string): DocumentedPath[] {
+function mostSpecific(api: DocumentedPath["api"], concrete: string): DocumentedPath[] {
   const segments = concrete.split("/");
-  const found = paths.filter((candidate) => candidate.base === base && matches(candidate.segments, segments));
+  const found = paths.filter((candidate) => candidate.api === api && matches(candidate.segments, segments));
   const rank = (candidate: DocumentedPath) => candidate.segments.map((segment) => (segment === null ? "0" : "1")).join("");
   const best = found.map(rank).sort().at(-1);
   return found.filter((candidate) => rank(candidate) === best);
 }
 
 /** Each documented path with its templates filled, and once more for each fixed sibling a template value can spell. */
-function concretePaths(): { base: DocumentedPath["base"]; path: string; template: string }[] {
-  const out: { base: DocumentedPath["base"]; path: string; template: string }[] = [];
+function concretePaths(): { api: DocumentedPath["api"]; path: string; template: string }[] {
+  const out: { api: DocumentedPath["api"]; path: string; template: string }[] = [];
   for (const documented of paths) {
     const filled = documented.path.split("/").map((segment, at, all) => {
       if (!segment.startsWith("{")) return segment;
       return fixtures[all[at - 1] ?? ""] ?? `zz-${segment.slice(1, -1)}`;
     });
-    out.push({ base: documented.base, path: filled.join("/"), template: documented.path });
+    out.push({ api: documented.api, path: filled.join("/"), template: documented.path });
     documented.segments.forEach((segment, at) => {
       if (segment !== null) return;
       for (const sibling of paths) {
         const literal = sibling.segments[at];
-        if (sibling === documented || sibling.base !== documented.base || !literal) continue;
+        if (sibling === documented || sibling.api !== documented.api || !literal) continue;
         const colliding = [...filled];
         colliding[at] = literal;
         if (matches(sibling.segments, colliding)) {
-          out.push({ base: documented.base, path: colliding.join("/"), template: documented.path });
+          out.push({ api: documented.api, path: colliding.join("/"), template: documented.path });
         }
       }
     });
@@ -109,13 +101,13 @@ describe("every method on every documented path", () => {
     // The collision the document has: a profile id spelled like the fixed sibling `lookup`.
     expect(concrete.some((entry) => entry.path === "/v1/profiles/lookup" && entry.template === "/v1/profiles/{id}")).toBe(true);
     let checked = 0;
-    for (const { base, path, template } of concrete) {
-      const winners = mostSpecific(base, path);
+    for (const { api, path, template } of concrete) {
+      const winners = mostSpecific(api, path);
       expect(winners.length, path).toBeGreaterThan(0);
       const documented = new Set(winners.flatMap((winner) => Object.keys(winner.operations)));
       const allow = new Set([...documented, "OPTIONS"]);
       if (documented.has("GET")) allow.add("HEAD");
-      const url = `${base === "control" ? "/control" : `/spaces/${space.name}`}${path}`;
+      const url = `${prefixOf(api, space)}${path}`;
       for (const method of METHODS) {
         const name = `${method} ${url} (${template})`;
         const operationMethod = method === "HEAD" && !documented.has("HEAD") ? "GET" : method;
