@@ -1,50 +1,29 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type SearchPage, SearchPageSchema } from "../../src/contract/search";
 import {
   createSource,
   email,
   expectProblem,
-  type Handle,
   identifyItem,
   lookup,
   lookupResponse,
   personToken,
   phone,
 } from "../support/identity";
-import { later, moveClock } from "../support/memory";
-import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
+import { later } from "../support/memory";
+import { frozenSpace, says, search, searchResponse } from "../support/search";
+import { batch, call, createKey, json, message, type Space } from "../support/seed";
 
 /**
  * Full-text search (README "Search"): BM25 over messages, transcripts, episode summaries and
- * facts, restricted to one profile (and the profiles merged into it) by handle or id.
+ * facts, restricted to one profile (and the profiles merged into it) by handle or id. Hostile
+ * queries: search-hostile-queries.properties.test.ts.
  */
-
-/** A space whose object's clock stands still: its sessions compile only when a test moves time (`later`). */
-async function frozenSpace(): Promise<Space> {
-  const space = await createSpace();
-  await moveClock(space, 0);
-  return space;
-}
-
-const searchPath = (space: Space) => `/spaces/${space.name}/v1/search`;
-
-function searchResponse(space: Space, body: unknown, token = space.key): Promise<Response> {
-  return call("POST", searchPath(space), { token, body });
-}
-
-/** `POST /v1/search` answered 200, parsed with the route's schema. */
-async function search(space: Space, body: Record<string, unknown>, token = space.key): Promise<SearchPage> {
-  return SearchPageSchema.parse(await json(await searchResponse(space, body, token), 200));
-}
 
 async function profileSearch(space: Space, id: string, query: Record<string, string>, token = space.key): Promise<SearchPage> {
   const path = `/spaces/${space.name}/v1/profiles/${encodeURIComponent(id)}/search?${new URLSearchParams(query)}`;
   return SearchPageSchema.parse(await json(await call("GET", path, { token }), 200));
 }
-
-const says = (handle: Handle, text: string, overrides: Record<string, unknown> = {}) =>
-  message({ handles: [handle], conversation_id: `c-${handle.value}`, content: { type: "text", text }, ...overrides });
 
 /** Messages that make everyday words common in the space, as they are in any real one. */
 const chatter = (count: number) =>
@@ -422,64 +401,4 @@ describe("POST /v1/search: input", () => {
     const confined = await search(space, { query: "refund OR profile : x", mode: "fts5", handle: ALICE });
     expect(confined.results.map((result) => result.snippet)).toEqual(["the **refund** reached my card"]);
   });
-
-  it("never answers plain text with a 5xx or a 422, whatever it holds, nor fts5 syntax with a 5xx", async () => {
-    const space = await frozenSpace();
-    await json(await batch(space, [says(ALICE, 'the "quoted" (refund) AND/OR NEAR stuff: col* ^caret -minus')]), 200);
-    const hostile = fc.oneof(
-      fc.string({ minLength: 1, maxLength: 200, unit: "binary" }),
-      fc
-        .array(
-          fc.constantFrom(
-            '"',
-            "(",
-            ")",
-            "*",
-            "^",
-            ":",
-            "-",
-            "+",
-            "AND",
-            "OR",
-            "NOT",
-            "NEAR",
-            "{",
-            "}",
-            "refund",
-            " ",
-            "é",
-            "\u0301",
-            "ß",
-            "İ",
-            "🙂",
-            "\u0000",
-          ),
-          { minLength: 1, maxLength: 30 },
-        )
-        .map((parts) => parts.join("")),
-    );
-    await fc.assert(
-      fc.asyncProperty(hostile, fc.boolean(), async (query, restricted) => {
-        const response = await searchResponse(space, { query, ...(restricted ? { handle: ALICE } : {}) });
-        const text = await response.text();
-        expect(response.status, `${JSON.stringify(query)}: ${text}`).toBe(200);
-        SearchPageSchema.parse(JSON.parse(text));
-      }),
-      { numRuns: 150 },
-    );
-    // In mode fts5 the same text is either searched or refused as syntax: never a 5xx.
-    await fc.assert(
-      fc.asyncProperty(hostile, async (query) => {
-        const response = await searchResponse(space, { query, mode: "fts5", handle: ALICE });
-        const text = await response.text();
-        expect([200, 422], `${JSON.stringify(query)}: ${text}`).toContain(response.status);
-        if (response.status === 422) expect(JSON.parse(text).detail).toBe("query: fts5_syntax_error");
-        else SearchPageSchema.parse(JSON.parse(text));
-      }),
-      { numRuns: 150 },
-    );
-    const found = await search(space, { query: '"refund" AND (NEAR' });
-    expect(found.results.filter((result) => result.kind === "message")).toHaveLength(1);
-    // 300 searches: about 15 s alone, and more while the rest of the suite shares the machine.
-  }, 90_000);
 });
