@@ -1,6 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { packageImports } from "./test/setup/package-imports.mjs";
+import { PropertiesFirst } from "./test/setup/properties-first";
 
 // This file runs in Node; the project's types are the Workers runtime's, which have no `process`.
 declare const process: { env: Record<string, string | undefined> };
@@ -35,6 +36,7 @@ export default defineConfig({
     // nearly idle here while each worker's workerd runs the tests, so both cores take files.
     maxWorkers: 2,
     setupFiles: ["test/setup/reset-between-files.ts"],
+    sequence: { sequencer: PropertiesFirst },
     // Each package as one module, bundled before the run (in node_modules/.vite): as files, the
     // Worker's packages were 480 of the 650 modules each worker imports one by one at its start.
     deps: { optimizer: { ssr: { enabled: true, include: packageImports() } } },
