@@ -32,8 +32,8 @@ export default defineConfig({
     // workerd and import the Worker again (200 of 480 s). Files never share a space (every test
     // makes its own, `uniqueName`), and the setup file clears the objects a file leaves behind.
     isolate: false,
-    // Vitest leaves a core to itself by default (one worker on two cores); its main process is
-    // nearly idle here while each worker's workerd runs the tests, so both cores take files.
+    // Vitest leaves a core to itself by default (one worker on two cores); its main process takes
+    // about a quarter of the CPU here, each worker's workerd the rest, so both cores take files.
     maxWorkers: 2,
     setupFiles: ["test/setup/reset-between-files.ts"],
     sequence: { sequencer: PropertiesFirst },
