@@ -165,7 +165,7 @@ export function blocksAfter(sql: SqlStorage, after: string, rows: number): { blo
 /**
  * Whether the job has compared no profile yet and keeps no pair (its first run walks every block
  * instead of each changed profile). A run before any profile had traits may still keep pairs
- * from meetings: those must be compared again when their profiles change, as any run does.
+ * from meetings: those must be compared again when their profiles change, as every run does.
  */
 export function nothingCompared(sql: SqlStorage): boolean {
   return sql.exec("SELECT 1 FROM linkage_profiles UNION ALL SELECT 1 FROM linkage_pairs LIMIT 1").toArray().length === 0;
