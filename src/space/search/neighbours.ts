@@ -81,18 +81,8 @@ export function wordsBefore(sql: SqlStorage, turns: readonly Turn[]): Map<number
     )
     .toArray();
   // Candidates of each turn: its own folded rows, and every unfolded turn of its session.
-  const byTurn = new Map<number, Said[]>();
-  for (const row of folded) {
-    const list = byTurn.get(row.turn as number) ?? [];
-    list.push(row);
-    byTurn.set(row.turn as number, list);
-  }
-  const bySession = new Map<string, Said[]>();
-  for (const row of unfolded) {
-    const list = bySession.get(row.session_id) ?? [];
-    list.push(row);
-    bySession.set(row.session_id, list);
-  }
+  const byTurn = grouped(folded, (row) => row.turn as number);
+  const bySession = grouped(unfolded, (row) => row.session_id);
   const words = new Map<number, readonly string[]>();
   for (const { seq, sessionId, occurredAt } of turns) {
     const before = [...(byTurn.get(seq) ?? []), ...(bySession.get(sessionId) ?? [])]
@@ -108,4 +98,14 @@ export function wordsBefore(sql: SqlStorage, turns: readonly Turn[]): Map<number
     words.set(seq, [...near]);
   }
   return words;
+}
+
+function grouped<K>(rows: readonly Said[], keyOf: (row: Said) => K): Map<K, Said[]> {
+  const groups = new Map<K, Said[]>();
+  for (const row of rows) {
+    const list = groups.get(keyOf(row)) ?? [];
+    list.push(row);
+    groups.set(keyOf(row), list);
+  }
+  return groups;
 }
