@@ -1,10 +1,16 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkedAnswer, type Request, requestOf, runsPerOperation, send, type Target } from "../support/document-requests";
+import {
+  checkedAnswer,
+  documentTarget,
+  type Request,
+  requestOf,
+  runsPerOperation,
+  send,
+  type Target,
+} from "../support/document-requests";
 import type { Schema, SchemaSet } from "../support/json-schema";
-import { pathFixtures } from "../support/path-fixtures";
-import { createSpace } from "../support/seed";
-import { type Operation, servedDocument } from "../support/served-document";
+import type { Operation } from "../support/served-document";
 import { isViolation, namesPlace, violationsOf } from "../support/violations";
 
 /**
@@ -21,10 +27,7 @@ let target: Target;
 let operations: Operation[] = [];
 
 beforeAll(async () => {
-  const document = await servedDocument();
-  operations = document.operations;
-  const space = await createSpace();
-  target = { set: document.set, space, fixtures: await pathFixtures(space) };
+  ({ operations, target } = await documentTarget());
 });
 
 describe("the OpenAPI document and the server agree on every operation", () => {

@@ -1,9 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkedAnswer, requestOf, runsPerOperation, send, type Target } from "../support/document-requests";
-import { pathFixtures } from "../support/path-fixtures";
-import { createSpace } from "../support/seed";
-import { type Operation, servedDocument } from "../support/served-document";
+import { checkedAnswer, documentTarget, requestOf, runsPerOperation, send, type Target } from "../support/document-requests";
+import type { Operation } from "../support/served-document";
 
 /**
  * The document is the contract clients and models see: for every operation it serves, requests
@@ -32,10 +30,7 @@ let target: Target;
 let operations: Operation[] = [];
 
 beforeAll(async () => {
-  const document = await servedDocument();
-  operations = document.operations;
-  const space = await createSpace();
-  target = { set: document.set, space, fixtures: await pathFixtures(space) };
+  ({ operations, target } = await documentTarget());
 });
 
 describe("the OpenAPI document and the server agree on every operation", () => {

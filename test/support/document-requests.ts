@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import { arbitraryOf, type Schema, type SchemaSet } from "./json-schema";
+import { pathFixtures } from "./path-fixtures";
 import { runs } from "./property-runs";
-import { call, OPERATOR_TOKEN, type Space } from "./seed";
-import { type Operation, type Parameter, prefixOf } from "./served-document";
+import { call, createSpace, OPERATOR_TOKEN, type Space } from "./seed";
+import { type Operation, type Parameter, prefixOf, servedDocument } from "./served-document";
 
 /**
  * Requests to the served document's operations generated from its own schemas, sent with the
@@ -23,6 +24,13 @@ export interface Target {
   set: SchemaSet;
   space: Space;
   fixtures: Record<string, string>;
+}
+
+/** The served document's operations, and a fresh space with real objects for their paths. */
+export async function documentTarget(): Promise<{ operations: Operation[]; target: Target }> {
+  const document = await servedDocument();
+  const space = await createSpace();
+  return { operations: document.operations, target: { set: document.set, space, fixtures: await pathFixtures(space) } };
 }
 
 /**
