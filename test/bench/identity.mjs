@@ -165,7 +165,9 @@ export async function suggestionsJob(origin, operatorToken, profiles, quietFloor
       attributes: { name: `Customer ${Math.floor(i / 3)}`, postal_code: `${Math.floor(i / 2) % 90_000}` },
     }),
   );
+  const fillStarted = Date.now();
   await fill(url, demo.key, chunks(items));
+  const fillEnded = Date.now();
   const started = performance.now();
   let job;
   let suggestions;
@@ -181,6 +183,10 @@ export async function suggestionsJob(origin, operatorToken, profiles, quietFloor
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const run = job.last_run;
+  if (process.env.BENCH_VERBOSE)
+    console.warn(
+      `fill ${fillEnded - fillStarted} ms; run from ${Date.parse(run.started_at) - fillStarted} to ${Date.parse(run.finished_at) - fillStarted} ms after the fill began`,
+    );
   const records = recordsMeasured ? undefined : await personRecordSuggestions(origin, operatorToken);
   recordsMeasured = true;
   return {

@@ -101,12 +101,20 @@ const STEP = {
 export const SAMPLE_CHUNKS = 32;
 const SAMPLE_PROFILES = 100;
 const SAMPLE_PAIRS = 300;
-/** How long after a write the job waits, so that a burst of writes makes one run. */
+/** A run starts once writes have paused this long, so that a burst of writes makes one run... */
 export const DEBOUNCE_MS = 30_000;
+/** ...or this long after the burst's first write, however long writes keep coming. */
+export const MAX_DEBOUNCE_MS = 300_000;
 
-/** Asks for a run after writes that may have brought evidence. */
+/** Asks for a run after writes that may have brought evidence: each write pushes it back, up to `MAX_DEBOUNCE_MS`. */
 export function requestSuggestions(sql: SqlStorage, now: number): void {
-  setTimerOnce(sql, { kind: "suggestions.debounce", key: "", dueAt: now + DEBOUNCE_MS, payload: null });
+  sql.exec(
+    `INSERT INTO timers (kind, key, due_at, payload) VALUES ('suggestions.debounce', '', ?, ?)
+     ON CONFLICT (kind, key) DO UPDATE SET due_at = min(excluded.due_at, coalesce(timers.payload ->> 'first' + ?, timers.due_at))`,
+    now + DEBOUNCE_MS,
+    JSON.stringify({ first: now }),
+    MAX_DEBOUNCE_MS,
+  );
 }
 
 /** The debounce fired: start a run, or wait for the one under way to end. */
