@@ -57,6 +57,21 @@ export function setTimerOnce(sql: SqlStorage, timer: Timer): void {
   );
 }
 
+/**
+ * A debounce that each call pushes back to `now + waitMs`, but never past `maxWaitMs` after the
+ * first call since it last fired (kept in its payload), so that steady calls never starve it.
+ */
+export function setDebounce(sql: SqlStorage, kind: TimerKind, now: number, waitMs: number, maxWaitMs: number): void {
+  sql.exec(
+    `INSERT INTO timers (kind, key, due_at, payload) VALUES (?, '', ?, ?)
+     ON CONFLICT (kind, key) DO UPDATE SET due_at = min(excluded.due_at, coalesce(timers.payload ->> 'first' + ?, timers.due_at))`,
+    kind,
+    now + waitMs,
+    JSON.stringify({ first: now }),
+    maxWaitMs,
+  );
+}
+
 /** Takes the timers due at `now`, oldest first: they are removed as they are handed out. */
 export function takeDueTimers(sql: SqlStorage, now: number, limit = 100): Timer[] {
   const rows = sql

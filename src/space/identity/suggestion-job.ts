@@ -1,5 +1,5 @@
 import { replicatedConfig } from "../replica";
-import { setTimer, setTimerOnce } from "../timers";
+import { setDebounce, setTimer } from "../timers";
 import { forgetTraitChanges, lastTraitChange, meetingsAfter, readTraits, sampleProfiles, traitChangesAfter } from "./evidence";
 import { firstActiveHandles } from "./handle-store";
 import { MAX_BLOCK } from "./linkage/blocking";
@@ -108,13 +108,7 @@ export const MAX_DEBOUNCE_MS = 300_000;
 
 /** Asks for a run after writes that may have brought evidence: each write pushes it back, up to `MAX_DEBOUNCE_MS`. */
 export function requestSuggestions(sql: SqlStorage, now: number): void {
-  sql.exec(
-    `INSERT INTO timers (kind, key, due_at, payload) VALUES ('suggestions.debounce', '', ?, ?)
-     ON CONFLICT (kind, key) DO UPDATE SET due_at = min(excluded.due_at, coalesce(timers.payload ->> 'first' + ?, timers.due_at))`,
-    now + DEBOUNCE_MS,
-    JSON.stringify({ first: now }),
-    MAX_DEBOUNCE_MS,
-  );
+  setDebounce(sql, "suggestions.debounce", now, DEBOUNCE_MS, MAX_DEBOUNCE_MS);
 }
 
 /** The debounce fired: start a run, or wait for the one under way to end. */
