@@ -208,18 +208,27 @@ function compared(sql: SqlStorage, pairs: readonly [string, string, number][]): 
   });
 }
 
-/** A first run's step: the pairs of whole blocks in key order (a pair in two blocks is kept once). */
+/**
+ * A first run's step: the pairs of blocks in key order (a pair in two blocks is kept once), about
+ * `STEP.blockPairs` of them: a block that would bring more is cut after a member, and the next
+ * step goes on from there (`after` is its key and that member's place), so that no step compares
+ * a whole block of `MAX_BLOCK` profiles (1,225 pairs) at once.
+ */
 function blocksStep(sql: SqlStorage, state: JobState): JobState {
-  const read = blocksAfter(sql, state.after?.[0] ?? "", STEP.blocks);
+  const [afterKey = "", resumeAt] = state.after ?? [];
+  const read = blocksAfter(sql, afterKey, STEP.blocks, resumeAt !== undefined);
   if (!read) return then(state, "meetings");
   const pairs = new Map<string, [string, string, number]>();
-  let last = read.last;
-  for (const [key, members] of read.blocks) {
-    // A step compares about `STEP.blockPairs` pairs: the blocks after wait for the next step.
+  let next: string[] = [read.last];
+  blocks: for (const [key, members] of read.blocks) {
     if (pairs.size >= STEP.blockPairs) break;
-    last = key;
+    next = [key];
     if (members.length > MAX_BLOCK) continue;
-    for (let i = 0; i < members.length; i++) {
+    for (let i = key === afterKey && resumeAt !== undefined ? Number(resumeAt) : 0; i < members.length; i++) {
+      if (pairs.size >= STEP.blockPairs) {
+        next = [key, String(i)];
+        break blocks;
+      }
       for (let j = i + 1; j < members.length; j++) {
         const [a, b] = [members[i] as string, members[j] as string];
         pairs.set(a < b ? `${a}|${b}` : `${b}|${a}`, [a, b, 0]);
@@ -227,7 +236,7 @@ function blocksStep(sql: SqlStorage, state: JobState): JobState {
     }
   }
   addPairs(sql, compared(sql, [...pairs.values()]));
-  return { ...state, after: [last] };
+  return { ...state, after: next };
 }
 
 function pairsStep(sql: SqlStorage, state: JobState): JobState {

@@ -141,14 +141,20 @@ export function partnersOf(sql: SqlStorage, profiles: readonly string[], cap: nu
 }
 
 /**
- * Blocks in key order after `after`, from about `rows` rows of `linkage_keys`: each key with its
- * profiles, whole (a block cut by the limit waits for the next call, unless it is the only one:
- * then it is larger than any cap and answered with its first rows only). Null when none is left.
+ * Blocks in key order after `after` (from it, when `from`), from about `rows` rows of
+ * `linkage_keys`: each key with its profiles in order, whole (a block cut by the limit waits for
+ * the next call, unless it is the only one: then it is larger than any cap and answered with its
+ * first rows only). Null when none is left.
  */
-export function blocksAfter(sql: SqlStorage, after: string, rows: number): { blocks: [string, string[]][]; last: string } | null {
+export function blocksAfter(
+  sql: SqlStorage,
+  after: string,
+  rows: number,
+  from = false,
+): { blocks: [string, string[]][]; last: string } | null {
   const read = sql
     .exec<{ key: string; profile_id: string }>(
-      "SELECT key, profile_id FROM linkage_keys WHERE key > ? ORDER BY key LIMIT ?",
+      `SELECT key, profile_id FROM linkage_keys WHERE key ${from ? ">=" : ">"} ? ORDER BY key, profile_id LIMIT ?`,
       after,
       rows,
     )
@@ -156,7 +162,11 @@ export function blocksAfter(sql: SqlStorage, after: string, rows: number): { blo
   const lastRow = read.at(-1);
   if (!lastRow) return null;
   const blocks = new Map<string, string[]>();
-  for (const row of read) blocks.set(row.key, [...(blocks.get(row.key) ?? []), row.profile_id]);
+  for (const row of read) {
+    const members = blocks.get(row.key);
+    if (members) members.push(row.profile_id);
+    else blocks.set(row.key, [row.profile_id]);
+  }
   if (read.length === rows && blocks.size > 1) blocks.delete(lastRow.key);
   const keys = [...blocks.keys()];
   return { blocks: [...blocks], last: keys.at(-1) ?? lastRow.key };
