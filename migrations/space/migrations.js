@@ -21,6 +21,7 @@ import m0019 from "./0019_linkage.sql";
 import m0020 from "./0020_suggestion_patterns.sql";
 import m0021 from "./0021_linkage_profiles.sql";
 import m0022 from "./0022_search_turns.sql";
+import m0023 from "./0023_model_summaries.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -49,5 +50,6 @@ export default {
     m0020,
     m0021,
     m0022,
+    m0023,
   },
 };

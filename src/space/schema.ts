@@ -2,6 +2,7 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 
 export * from "./identity/schema";
 export * from "./measurement/schema";
+export * from "./memory/model-schema";
 export * from "./memory/schema";
 
 /**
