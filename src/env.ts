@@ -8,6 +8,8 @@ export interface Env {
   FILES: R2Bucket;
   IMPORTS: Queue;
   DELIVERIES: Queue;
+  /** Workers AI, for model summaries where a space names a model (docs/operations.md); absent under `npm run dev` and in tests. */
+  AI?: Ai;
   ENVIRONMENT: string;
   BASE_HOST: string;
   REGION: string;

@@ -57,6 +57,18 @@ export const SpaceConfigValuesSchema = z
     suggestion_threshold: z.number().min(0.5).max(0.9999).optional().openapi({
       description: "The match probability from which a pair of profiles is suggested (default 0.8).",
     }),
+    summarizer_model: z
+      .string()
+      .max(100)
+      .regex(/^@(cf|hf)\/[\w.-]+\/[\w.-]+$/)
+      .optional()
+      .openapi({
+        description:
+          "A Workers AI text-generation model with JSON mode (`@cf/meta/llama-3.3-70b-instruct-fp8-fast`) that summarizes closed sessions in the background, where the `AI` binding is present; the offline summary stays until its answer is in, and on any failure.",
+      }),
+    summarizer_daily_limit: z.number().int().min(1).max(1_000_000).optional().openapi({
+      description: "How many model calls the space makes per UTC day at most (default 1,000).",
+    }),
     rate_limits: z
       .strictObject({
         space_per_minute: z.number().int().min(1).optional(),

@@ -9,9 +9,13 @@ import { closeSessions, foldSessions } from "./memory/sessions";
 import { reindexSlice } from "./search/reindex";
 import { setTimer, type Timer, takeDueTimers } from "./timers";
 
-/** What timers changed that the object holds in memory: sessions that closed leave the hot tier. */
+/**
+ * What timers changed that the object holds in memory: sessions that closed leave the hot tier; a
+ * due model step is started by the object after the round (its calls are async: `model-step.ts`).
+ */
 export interface TimerEffects {
   closed: { sessionId: string; profileId: string }[];
+  summarize: boolean;
 }
 
 /** What a round of timers is told besides the time. */
@@ -20,12 +24,14 @@ export interface Round {
   stopwatch: () => number;
   /** Asked when a compile is due: false while writes saturate the object or a job runs (`compile-pacing.ts`). */
   mayCompile: (jobRunning: boolean) => boolean;
+  /** Whether closed sessions are queued for a model: a binding and a model named in config. */
+  summarizing?: boolean;
 }
 
 /** Runs every timer due at `now` (DESIGN §4): the one place a timer's kind meets its effect. */
 export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerEffects {
-  const effects: TimerEffects = { closed: [] };
   const due = takeDueTimers(sql, now);
+  const effects: TimerEffects = { closed: [], summarize: due.some((timer) => timer.kind === "memory.summarize") };
   const jobRunning = due.some((timer) => timer.kind === "suggestions.run");
   // Close timers are read and written together: each session is read through the session inbox.
   const closes = due.filter((timer) => timer.kind === "session.close");
@@ -47,7 +53,7 @@ export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerE
 }
 
 function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunning: boolean): void {
-  const { stopwatch, mayCompile } = round;
+  const { stopwatch, mayCompile, summarizing } = round;
   switch (timer.kind) {
     case "suggestions.debounce":
       startSuggestions(sql, now);
@@ -64,7 +70,7 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       writeServedContexts(sql);
       break;
     case "memory.compile":
-      if (mayCompile(jobRunning)) compileSlice(sql, now, stopwatch);
+      if (mayCompile(jobRunning)) compileSlice(sql, now, stopwatch, summarizing === true);
       else setTimer(sql, { ...timer, dueAt: now + COMPILE_YIELD_MS });
       break;
     case "promise.due": {
@@ -75,5 +81,7 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
     case "search.reindex":
       reindexSlice(sql, now, stopwatch);
       break;
+    case "memory.summarize":
+      break; // in effects: the object starts it after the round
   }
 }

@@ -47,6 +47,9 @@ import { contextOf, contextOfHandle } from "./memory/context";
 import { ingestFeedback } from "./memory/feedback";
 import { DEFAULT_HISTORY_TEXT_LEVEL, historyItem, openHistory, showsText } from "./memory/history";
 import { HotTier } from "./memory/hot-tier";
+import { type ModelSettings, ModelStep, type StepHost } from "./memory/model-step";
+import { DEFAULT_MODEL_DAILY_LIMIT } from "./memory/model-summaries";
+import { MODEL_TIMEOUT_MS, type SummaryModel } from "./memory/model-summarizer";
 import { timelineOf, timelineOfHandle, timelineRequest } from "./memory/timeline";
 import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 import type { TermCache } from "./search/query";
@@ -79,6 +82,8 @@ export interface CallerView {
 export class SpaceObject extends DurableObject<Env> {
   /** Tests move time through this (DESIGN §4). */
   clock: Clock = systemClock;
+  /** Workers AI for summaries (`AI`, absent under `npm run dev`) and how long a call may take; tests put a fake here. */
+  summaryModel: { binding: SummaryModel | undefined; timeoutMs: number };
   #db: DrizzleSqliteDODatabase<Record<string, unknown>>;
   #sql: SqlStorage;
   #intake: Intake;
@@ -94,6 +99,9 @@ export class SpaceObject extends DurableObject<Env> {
   #batchPacing = new BatchPacing();
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
+  /** Model calls in flight, started by the `memory.summarize` timer. */
+  #modelStep = new ModelStep();
+  #stepHost: StepHost;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -101,6 +109,14 @@ export class SpaceObject extends DurableObject<Env> {
     this.#sql = ctx.storage.sql;
     this.#intake = openIntake(this.#db, ctx.storage.sql);
     this.#writes = new IdempotentWrites(spaceIdempotencyStore(this.#db), () => this.clock.now());
+    this.summaryModel = { binding: env.AI, timeoutMs: MODEL_TIMEOUT_MS };
+    this.#stepHost = {
+      sql: this.#sql,
+      transaction: (work) => this.#db.transaction(work),
+      waitUntil: (promise) => ctx.waitUntil(promise),
+      now: () => this.clock.now(),
+      written: () => this.#armAlarm(),
+    };
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.#db, migrations);
       this.#replica = loadReplica(this.#db);
@@ -118,6 +134,7 @@ export class SpaceObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
     const started = performance.now();
+    const model = this.#modelSettings();
     for (let round = 1; ; round++) {
       const now = this.clock.now();
       const effects = this.#db.transaction(() =>
@@ -129,9 +146,12 @@ export class SpaceObject extends DurableObject<Env> {
               readerWaits: () => readerWaits(this.#sql),
               jobRunning,
             }),
+          summarizing: model !== null,
         }),
       );
       this.#hot.close(effects.closed);
+      // Not awaited: the calls run beside the alarm and write their outcome when they settle.
+      if (effects.summarize && model !== null) this.#modelStep.start(this.#stepHost, model, now);
       const next = nextDueAt(this.#sql);
       const more = next !== null && next <= this.clock.now();
       if (!more || round >= ALARM_ROUNDS || performance.now() - started >= ALARM_BUDGET_MS) break;
@@ -352,6 +372,14 @@ export class SpaceObject extends DurableObject<Env> {
     });
     await this.#armAlarm();
     return outcome;
+  }
+
+  /** The model that summarizes sessions: a binding and a model named in the space's config, else null. */
+  #modelSettings(): ModelSettings | null {
+    const { summarizer_model: model, summarizer_daily_limit: dailyLimit } = this.#replica.config.values;
+    const { binding, timeoutMs } = this.summaryModel;
+    if (binding === undefined || model === undefined) return null;
+    return { binding, model, timeoutMs, dailyLimit: dailyLimit ?? DEFAULT_MODEL_DAILY_LIMIT };
   }
 
   /** Sets the alarm to the earliest timer when that changed. */

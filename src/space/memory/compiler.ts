@@ -7,6 +7,7 @@ import { addSubjects, noSubjects, replaceDerivations, type Subjects } from "./de
 import { type Extractor, patternExtractor } from "./extractor";
 import { listedEntries, rebuildEntries, writeEntries } from "./memory-entries";
 import { type EpisodeView, type Memory, memoryFrom } from "./memory-view";
+import { partsWithModel } from "./model-summaries";
 import { sessionEvents } from "./session-events";
 import { noteHandoff, type SessionRecord, sessionsById } from "./sessions";
 import { extractiveSummarizer, type Summarizer } from "./summarizer";
@@ -74,8 +75,9 @@ export function queueProfile(sql: SqlStorage, profileIds: readonly string[], now
  * One slice of compiling: queued sessions, oldest first, until the slice's budget is spent,
  * then the memory entries they touched and the memory of every root profile they belong to.
  * Due again at once while sessions wait. Returns the root profiles whose memory changed.
+ * `summarizing`: closed sessions are queued for a model (`model-summaries.ts`).
  */
-export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => number): Set<string> {
+export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => number, summarizing = false): Set<string> {
   const started = stopwatch();
   foldInbox(sql);
   const touched = new Map<string, Subjects>();
@@ -100,7 +102,7 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       if (session) {
         const subjects = touched.get(session.profileId) ?? noSubjects();
         touched.set(session.profileId, subjects);
-        events += rebuildSession(sql, session, now, subjects);
+        events += rebuildSession(sql, session, now, subjects, summarizing);
       } else {
         whole.add(profileId); // a `profile:` entry: its members changed
       }
@@ -145,9 +147,11 @@ export function compileSubjects(sql: SqlStorage, profileId: string, subjects: Su
  * Rebuilds one session's episode and derivations from its events (late data included), adding
  * the subjects it touched. Returns how many events it compiled.
  */
-function rebuildSession(sql: SqlStorage, session: SessionRecord, now: number, touched: Subjects): number {
+function rebuildSession(sql: SqlStorage, session: SessionRecord, now: number, touched: Subjects, summarizing: boolean): number {
   const events = sessionEvents(sql, session.sessionId);
-  const compiled = compileSession(events, { open: session.status === "open", handoffAt: session.handoffAt }, COMPILER_PARTS);
+  // The model's digest where one was made from these events; else the offline parts (and the session queued for the model).
+  const parts = partsWithModel(sql, session, events, COMPILER_PARTS, { queue: summarizing, now });
+  const compiled = compileSession(events, { open: session.status === "open", handoffAt: session.handoffAt }, parts);
   if (compiled.handoffAt !== null && compiled.handoffAt !== session.handoffAt) {
     noteHandoff(sql, session, compiled.handoffAt, now);
   }
