@@ -4934,6 +4934,10 @@ export interface components {
             };
             /** @description The match probability from which a pair of profiles is suggested (default 0.8). */
             suggestion_threshold?: number;
+            /** @description A Workers AI text-generation model with JSON mode (`@cf/meta/llama-3.3-70b-instruct-fp8-fast`) that summarizes closed sessions in the background, where the `AI` binding is present; the offline summary stays until its answer is in, and on any failure. */
+            summarizer_model?: string;
+            /** @description How many model calls the space makes per UTC day at most (default 1,000). */
+            summarizer_daily_limit?: number;
             rate_limits?: {
                 space_per_minute?: number;
                 key_per_minute?: number;
