@@ -55,7 +55,11 @@ const AnswerSchema = z.object({
     .describe(`At most ${FACTS} things the customer states about themselves: a snake_case key and a short value.`),
 });
 
-const { $schema: _dialect, ...ANSWER_JSON_SCHEMA } = z.toJSONSchema(AnswerSchema);
+/** The answer's JSON schema as the request carries it (built per call: nothing runs when the Worker loads). */
+function answerJsonSchema(): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(AnswerSchema);
+  return schema;
+}
 
 const INSTRUCTIONS = `You summarize one customer service session for the next agent who talks to this customer.
 Each line of the transcript is one turn: its id, who spoke, and what was said.
@@ -145,7 +149,7 @@ export async function summarizeSession(
             { role: "system", content: INSTRUCTIONS },
             { role: "user", content: input.transcript },
           ],
-          response_format: { type: "json_schema", json_schema: ANSWER_JSON_SCHEMA },
+          response_format: { type: "json_schema", json_schema: answerJsonSchema() },
           max_tokens: MODEL_MAX_TOKENS,
           temperature: 0,
         },
