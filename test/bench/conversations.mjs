@@ -23,13 +23,13 @@ export function rng(seed) {
   };
 }
 
-const pickWith = (random) => (list) => list[Math.floor(random() * list.length)];
+export const pickWith = (random) => (list) => list[Math.floor(random() * list.length)];
 
 /**
  * A word as people choose it among its synonyms and forms: the first, the usual one, most often,
  * the others less the further down the list (Zipf's law: the k-th with weight 1/k).
  */
-const usualWith = (random) => (list) => {
+export const usualWith = (random) => (list) => {
   const total = list.reduce((sum, _, k) => sum + 1 / (k + 1), 0);
   let left = random() * total;
   for (let k = 0; k < list.length; k++) {
@@ -43,7 +43,7 @@ const usualWith = (random) => (list) => {
  * Concepts: each a table of ways to say it, grouped by the form a frame needs. A family of
  * synonyms gives each of its word forms, so that a text picks a synonym and a form independently.
  */
-const PRODUCTS = [
+export const PRODUCTS = [
   ["sofa", "couch", "settee"],
   ["kettle", "electric kettle"],
   ["laptop", "notebook", "computer"],
@@ -62,7 +62,7 @@ const PRODUCTS = [
   ["printer", "inkjet printer"],
 ];
 
-const CONCEPTS = {
+export const CONCEPTS = {
   arrive: {
     base: ["arrive", "get here", "be delivered", "come", "turn up", "show up", "reach me"],
     past: ["arrived", "got here", "been delivered", "come", "turned up", "shown up", "reached me"],
@@ -126,11 +126,24 @@ const CONCEPTS = {
   work: { ing: ["working", "on shift", "at work", "doing night shifts"] },
 };
 
-const DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const TIMES = ["8 and 10", "9 and 12", "1 and 3", "2 and 5", "4 and 6", "10 and 2"];
-const CITIES = ["Leeds", "Bristol", "Porto", "Valencia", "Lyon", "Utrecht", "Cork", "Graz", "Malmo", "Turin", "Bilbao", "Ghent"];
-const PLANS = ["Basic", "Lite", "Starter", "Essential", "Saver"];
-const MONTHS = ["March", "April", "June", "July", "September", "October"];
+export const DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+export const TIMES = ["8 and 10", "9 and 12", "1 and 3", "2 and 5", "4 and 6", "10 and 2"];
+export const CITIES = [
+  "Leeds",
+  "Bristol",
+  "Porto",
+  "Valencia",
+  "Lyon",
+  "Utrecht",
+  "Cork",
+  "Graz",
+  "Malmo",
+  "Turin",
+  "Bilbao",
+  "Ghent",
+];
+export const PLANS = ["Basic", "Lite", "Starter", "Essential", "Saver"];
+export const MONTHS = ["March", "April", "June", "July", "September", "October"];
 
 /**
  * Topics: `ask` the customer's turn, `wait` whether an agent's holding turn may come between,
@@ -358,7 +371,7 @@ function misspell(word, random) {
   return word.slice(0, at) + word[at] + word.slice(at);
 }
 
-const typed = (text, random, rate) =>
+export const typed = (text, random, rate) =>
   text
     .split(" ")
     .map((word) => (random() < rate ? misspell(word, random) : word))
