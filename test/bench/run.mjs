@@ -48,10 +48,14 @@
 // 40), BENCH_VERBOSE=1 (show wrangler's output), BENCH_QUICK=1 (smaller spaces and fewer
 // samples, for iterating: a few minutes; the closing note of an issue reports the full run),
 // BENCH_LOCAL_OBSERVABILITY=1 (keep wrangler's local observability on, to measure its cost),
-// BENCH_ONLY=ingest or suggestions (only the ingest rounds, or only the suggestions job and the
-// labelled records; the last line holds their figures only).
+// BENCH_TREE=<dir> (the servers build from that checkout instead of this one, e.g. a `git
+// worktree` of an older commit with node_modules linked: this bench's figures of another tree),
+// BENCH_ONLY=ingest, suggestions or memory (only the ingest rounds, only the suggestions job and
+// the labelled records, or only the memory phase; the last line holds their figures only).
 // Identity figures (test/bench/identity.mjs) are measured on the same service, each in a space
-// of its own, after the ingest rounds and the context figures.
+// of its own, after the ingest rounds and the context figures. The memory phase (memory.mjs: the
+// labelled conversation set of sessions-labelled.mjs, MEMORY.customers customers, written
+// MEMORY.repeats times for the compile rate) runs last, on a service of its own.
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,6 +63,7 @@ import { seedDemo } from "../../scripts/seed-demo.mjs";
 import { contextFigures } from "./context.mjs";
 import { median, overRounds, pct, pooled, ratioOverRounds, round, spread } from "./figures.mjs";
 import { identifyRate, mergeLarge, suggestionsJob } from "./identity.mjs";
+import { memoryFigures } from "./memory.mjs";
 import { snapshotTree, startWrangler, stopAll } from "./servers.mjs";
 import { Workload } from "./workload.mjs";
 
@@ -66,10 +71,12 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const QUICK = process.env.BENCH_QUICK === "1";
 /**
  * `BENCH_ONLY=ingest`: the warm-ups, the floor and the ingest rounds only, for iterating on the
- * batch path; `BENCH_ONLY=suggestions`: the suggestions job and the labelled records only.
+ * batch path; `BENCH_ONLY=suggestions`: the suggestions job and the labelled records only;
+ * `BENCH_ONLY=memory`: the memory phase only.
  */
 const ONLY = process.env.BENCH_ONLY ?? "";
-if (!["", "ingest", "suggestions"].includes(ONLY)) throw new Error(`BENCH_ONLY must be ingest or suggestions, got ${ONLY}`);
+if (!["", "ingest", "suggestions", "memory"].includes(ONLY))
+  throw new Error(`BENCH_ONLY must be ingest, suggestions or memory, got ${ONLY}`);
 const INGEST_ONLY = ONLY === "ingest";
 const ROUNDS = Math.round(setting("BENCH_ROUNDS", 5));
 const ROUND_BATCHES = Math.round(setting("BENCH_ROUND_BATCHES", QUICK ? 60 : 200));
@@ -104,6 +111,8 @@ const CONTEXT = QUICK
       feedbackTrials: 300,
       maxSeconds: { reads: 60, live: 20, recompile: 30, feedback: 30 },
     };
+/** The labelled set's size (every fourth customer has 30 sessions) and how many times it is written. */
+const MEMORY = QUICK ? { customers: 8, repeats: 2 } : { customers: 40, repeats: 3 };
 const BATCH_ITEMS = 500;
 const WARMUP_BATCHES = 60;
 /** Targets of the figures, as the issues name them: printed as verdicts under the table. */
@@ -128,6 +137,11 @@ const TARGETS = [
   ["mcp_context_ratio", "≤", 1.3, "MCP p99 / HTTP context p99"],
   ["timeline_page_p99_ratio", null, null, "timeline page p99 / floor p99"],
   ["timeline_large_page_p99_ratio", null, null, "large profile's page p99 / floor p99"],
+  ["episode_lead3_ratio", "≥", 1.5, "episode / lead-3 ROUGE-1 recall of the reference summaries"],
+  ["highlight_coverage", "≥", 0.6, "labelled customer statements among the highlights"],
+  ["context_bytes_p99", "≤", 16_384, "context of a customer of 30 sessions"],
+  ["open_item_precision", "≥", 0.9, "open questions that are unanswered"],
+  ["compile_events_per_s", null, null, "≥ 0.8 × before issue 31: COMPARE=compile compare-trees.mjs"],
 ];
 
 function setting(name, fallback) {
@@ -140,7 +154,7 @@ function setting(name, fallback) {
 
 // The servers build from a copy of the tree taken now: wrangler dev restarts a worker whose
 // sources change, and the tree is edited while benches run.
-const tree = snapshotTree(ROOT);
+const tree = snapshotTree(process.env.BENCH_TREE || ROOT);
 const MINIMAL_DIR = join(tree.dir, "test", "bench", "minimal");
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
@@ -157,6 +171,11 @@ const started = performance.now();
 try {
   const figures = await main();
   if (!ONLY) printTable(figures);
+  if (ONLY === "memory") {
+    printColumns([["figure", "value", "spread over rounds", "note"], ...memoryRows(figures.json)]);
+    console.log("");
+    printVerdicts(figures.json);
+  }
   console.log(JSON.stringify(figures.json));
 } catch (error) {
   console.error(`\nbench failed: ${error instanceof Error ? error.message : error}`);
@@ -180,6 +199,7 @@ async function main() {
     const { suggestions } = await suggestionRuns(secrets, 10);
     return { json: suggestionFigures(suggestions) };
   }
+  if (ONLY === "memory") return { json: (await memoryRun(secrets)).figures };
   log("starting the service and the minimal path (wrangler dev)");
   const [service, bare] = await Promise.all([
     startWrangler({ label: "full", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" }),
@@ -241,8 +261,10 @@ async function main() {
   const jobs = await suggestionRuns(secrets, Math.max(10, 2 * floor.p50));
   suggestions.push(...jobs.suggestions);
   if (jobs.observabilityWritten) observability.push("suggestions");
+  const memory = await memoryRun(secrets);
+  if (memory.observabilityWritten) observability.push("memory");
 
-  const json = figuresOf({ ingest, floor, identify, merges, suggestions, context });
+  const json = figuresOf({ ingest, floor, identify, merges, suggestions, context, memory: memory.figures });
   return { json, ingest, floor, context, merges, suggestions, observability };
 }
 
@@ -274,6 +296,24 @@ async function suggestionRuns(secrets, quietFloorMs) {
   return { suggestions, observabilityWritten };
 }
 
+/**
+ * The memory phase on a service of its own: the compile rate is the compiler's alone, not shared
+ * with the backlogs of the spaces measured before (workerd runs a process's objects on one thread).
+ */
+async function memoryRun(secrets) {
+  log(
+    `memory: the labelled set of ${MEMORY.customers} customers, written ${MEMORY.repeats} times for the compile rate, on a service of its own`,
+  );
+  const service = await startWrangler({ label: "memory", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
+  try {
+    const figures = await memoryFigures(service, secrets.OPERATOR_TOKEN, { ...MEMORY, log });
+    log(`figures: ${JSON.stringify(figures)}`);
+    return { figures, observabilityWritten: service.observabilityWritten() };
+  } finally {
+    await service.stop();
+  }
+}
+
 /** The suggestion job's figures, and the labelled records' (measured after the first run). */
 function suggestionFigures(suggestions) {
   return {
@@ -295,7 +335,7 @@ function suggestionFigures(suggestions) {
 }
 
 /** The JSON line: every figure, with `<key>_spread` beside those taken over rounds or repeats. */
-function figuresOf({ ingest, floor, identify, merges, suggestions, context }) {
+function figuresOf({ ingest, floor, identify, merges, suggestions, context, memory }) {
   const large = merges.at(-1);
   return {
     ...ingest.json,
@@ -318,6 +358,7 @@ function figuresOf({ ingest, floor, identify, merges, suggestions, context }) {
     merge_quiet_wait_s: round(median(large.map((merge) => merge.waitedS)), 1),
     ...suggestionFigures(suggestions),
     ...context.figures,
+    ...memory,
     seconds: round(ingest.seconds, 1),
     clients: CLIENTS,
     batch_items: BATCH_ITEMS,
@@ -710,17 +751,78 @@ function printTable({ json, ingest, floor, context, merges, suggestions, observa
     ],
     ["hot tier", `${json.hot_tier_mb} MB`, "", "at the end of the run"],
     ["seed compiled in", `${json.context_seed_compile_s} s`, "", "the context space's backlog after its seed, before the reads"],
+    ...memoryRows(json),
   ];
   printColumns(rows);
 
   console.log("");
+  printVerdicts(json);
+  const store = observability.length ? `written by ${observability.join(", ")}` : "none written";
+  const wanted = process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "on (BENCH_LOCAL_OBSERVABILITY=1)" : "off";
+  console.log(
+    `\nrun took ${((performance.now() - started) / 60_000).toFixed(1)} min${QUICK ? " (BENCH_QUICK=1)" : ""}; wrangler's local observability ${wanted}, trace store ${store}`,
+  );
+}
+
+/** The memory phase's rows of the table (memory.mjs). */
+function memoryRows(json) {
+  const rangeOf = (key) => json[`${key}_spread`].map(count).join(" to ");
+  return [
+    [
+      "episode ROUGE-1 recall",
+      String(json.episode_rouge1_recall),
+      "",
+      `lead-3 ${json.lead3_rouge1_recall}, ratio ${json.episode_lead3_ratio}; mean over ${count(json.memory_sessions)} sessions, summaries of ${json.episode_summary_chars} characters on average`,
+    ],
+    [
+      "highlight coverage",
+      String(json.highlight_coverage),
+      "",
+      `of ${count(json.memory_statements)} labelled statements; ${json.highlights_per_episode} highlights per episode`,
+    ],
+    [
+      "context bytes p99, 30 sessions",
+      `${count(json.context_bytes_p99)} B`,
+      "",
+      `${json.memory_long_customers} customers of about 600 messages, one read each`,
+    ],
+    [
+      "open item precision / recall",
+      `${json.open_item_precision} / ${json.open_item_recall}`,
+      "",
+      `${json.memory_open_items} open questions in ${json.memory_customers} contexts; ${json.memory_unanswered_questions} unanswered (newest 20 per customer)`,
+    ],
+    [
+      "compile",
+      `${count(json.compile_events_per_s)} events/s`,
+      rangeOf("compile_events_per_s"),
+      `every session of the ${count(json.memory_events)} events compiled again (a late event each); median of ${MEMORY.repeats} spaces`,
+    ],
+    [
+      "  per CPU second",
+      `${count(json.compile_events_per_cpu_s)} events`,
+      rangeOf("compile_events_per_cpu_s"),
+      "the same events over the CPU time the service's processes used meanwhile (/proc)",
+    ],
+    [
+      "  written and compiled",
+      `${count(json.write_compile_events_per_s)} events/s`,
+      rangeOf("write_compile_events_per_s"),
+      `first write to last session compiled (the writes alone ${json.compile_write_s} s)`,
+    ],
+  ];
+}
+
+/** A verdict for every target whose figure the run has, with its spread. */
+function printVerdicts(json) {
   const verdicts = [["target", "figure", "spread over rounds", "verdict"]];
-  for (const [key, op, target, what] of TARGETS) {
+  for (const [key, op, target, what] of TARGETS.filter(([key]) => key in json)) {
     const value = json[key];
     const range = json[`${key}_spread`];
     const meets = (v) => (op === "≤" ? v <= target : v >= target);
     let verdict = "no target named";
-    if (op) {
+    if (op && value === null) verdict = "no value";
+    else if (op) {
       verdict = meets(value) ? "met" : "missed";
       if (range) {
         const rounds = range.filter(meets).length;
@@ -735,11 +837,6 @@ function printTable({ json, ingest, floor, context, merges, suggestions, observa
     ]);
   }
   printColumns(verdicts);
-  const store = observability.length ? `written by ${observability.join(", ")}` : "none written";
-  const wanted = process.env.BENCH_LOCAL_OBSERVABILITY === "1" ? "on (BENCH_LOCAL_OBSERVABILITY=1)" : "off";
-  console.log(
-    `\nrun took ${((performance.now() - started) / 60_000).toFixed(1)} min${QUICK ? " (BENCH_QUICK=1)" : ""}; wrangler's local observability ${wanted}, trace store ${store}`,
-  );
 }
 
 function printColumns(rows) {

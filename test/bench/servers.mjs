@@ -10,8 +10,8 @@
 //     trace of every request under `<persist>/v3/observability`, written by the same workerd
 //     process that serves the requests: 2.1 GB after one full run. Off here;
 //     BENCH_LOCAL_OBSERVABILITY=1 keeps it on, to measure what it costs.
-import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -95,6 +95,8 @@ export async function startWrangler({ label, cwd, config, vars = {}, readyPath, 
     output: () => output.join(""),
     /** Whether wrangler's local observability wrote its store (it should not, unless asked to). */
     observabilityWritten: () => existsSync(join(persistDir, "v3", "observability")),
+    /** CPU seconds the server's processes (wrangler and workerd) have used so far. */
+    cpuSeconds: () => groupCpuSeconds(child.pid),
     stop: async () => {
       running.delete(server);
       await killGroup(child, exited);
@@ -126,6 +128,31 @@ export async function startWrangler({ label, cwd, config, vars = {}, readyPath, 
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+let ticksPerSecond;
+
+/**
+ * CPU seconds (user and system, every thread) used so far by the live processes of a process
+ * group, from Linux's /proc: what a server's work cost, whatever else the machine runs (a wall
+ * clock on a shared machine counts the time other processes and the hypervisor take).
+ */
+export function groupCpuSeconds(pgid) {
+  ticksPerSecond ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
+  let ticks = 0;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the command's name in parentheses: state, ppid, pgrp, …, utime (12th), stime (13th).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / ticksPerSecond;
 }
 
 /** Stops every server still running (error paths, signals). */
