@@ -44,6 +44,10 @@ export const SpaceConfigValuesSchema = z
       .max(24 * 90)
       .optional(),
     history_text_level: LevelSchema.optional(),
+    episode_highlights: z.number().int().min(0).max(10).optional().openapi({
+      description:
+        "How many of the customer's statements about themselves an episode keeps as `highlights` (default 3; 0 keeps none).",
+    }),
     retention_days: z.number().int().min(1).max(36_500).optional(),
     identity_traits: z
       .record(text(1, 128), AttributeTraitSchema.nullable())

@@ -52,6 +52,13 @@ export const PromiseSchema = z
   })
   .openapi("Promise");
 
+export const HighlightSchema = z
+  .object({
+    event_id: z.string().openapi({ description: "The customer's message that says it." }),
+    text: z.string().openapi({ description: "The sentence as written (at most 200 characters)." }),
+  })
+  .openapi("Highlight");
+
 export const DerivedSchema = z.object({
   type: z.enum(["fact", "open_item", "promise", "object"]),
   id: z.string(),
@@ -72,6 +79,10 @@ const EpisodeSchema = z
     resolution: z.string().nullable(),
     promises: z.array(z.string()),
     derived: z.array(DerivedSchema),
+    highlights: z.array(HighlightSchema).openapi({
+      description:
+        "What the customer said about themselves in this session (plans, events, preferences, circumstances, problems), in the order said: at most the space's `episode_highlights` (default 3).",
+    }),
   })
   .openapi("Episode");
 

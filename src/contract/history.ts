@@ -67,6 +67,17 @@ export const HistoryItemSchema = z
     outcome: z.enum(["resolved", "unresolved", "escalated", "abandoned", "unknown"]),
     resolution: z.string().nullable(),
     derived: z.array(DerivedSchema),
+    highlights: z
+      .array(
+        z.object({
+          event_id: z.string().openapi({ description: "The customer's message that says it: always shown." }),
+          text: z.string().nullable().openapi({ description: "The sentence as written; null below the text level." }),
+        }),
+      )
+      .openapi({
+        description:
+          "An episode's statements of the customer about themselves (as in context), in the order said; none for an object.",
+      }),
     timeline: z
       .array(HistoryEntrySchema)
       .openapi({ description: "The item's events, oldest first (the latest 500 when it has more)." }),

@@ -4326,6 +4326,14 @@ export interface components {
                 id: string;
                 summary: string;
             }[];
+            /** @description What the customer said about themselves in this session (plans, events, preferences, circumstances, problems), in the order said: at most the space's `episode_highlights` (default 3). */
+            highlights: components["schemas"]["Highlight"][];
+        };
+        Highlight: {
+            /** @description The customer's message that says it. */
+            event_id: string;
+            /** @description The sentence as written (at most 200 characters). */
+            text: string;
         };
         MemoryObject: {
             object_type: string;
@@ -4414,6 +4422,13 @@ export interface components {
                 type: "fact" | "open_item" | "promise" | "object";
                 id: string;
                 summary: string;
+            }[];
+            /** @description An episode's statements of the customer about themselves (as in context), in the order said; none for an object. */
+            highlights: {
+                /** @description The customer's message that says it: always shown. */
+                event_id: string;
+                /** @description The sentence as written; null below the text level. */
+                text: string | null;
             }[];
             /** @description The item's events, oldest first (the latest 500 when it has more). */
             timeline: components["schemas"]["HistoryEntry"][];
@@ -4927,6 +4942,8 @@ export interface components {
             silent_after_h?: number;
             /** @enum {string} */
             history_text_level?: "V0" | "V1" | "V2" | "V3" | "V4" | "no_customer";
+            /** @description How many of the customer's statements about themselves an episode keeps as `highlights` (default 3; 0 keeps none). */
+            episode_highlights?: number;
             retention_days?: number;
             /** @description Attribute names of system events read as identity traits, besides the defaults (`name`, `given_name`, `surname`, `date_of_birth`, `postal_code`, `street`, `suburb`, `state` and their usual synonyms): `{"plz": "postal_code"}`; null ignores a default name. */
             identity_traits?: {

@@ -1,8 +1,9 @@
 import { membersOf, rootOf } from "../identity/profiles";
+import { replicatedConfig } from "../replica";
 import { indexSession } from "../search/writes";
 import { setTimer, setTimerOnce, setTimers } from "../timers";
 import { correctionOf } from "./corrections";
-import { compileSession, type EpisodeBody, type Outcome } from "./derivation";
+import { type CompileSettings, compileSession, DEFAULT_HIGHLIGHTS, type EpisodeBody, type Outcome } from "./derivation";
 import { addSubjects, noSubjects, replaceDerivations, type Subjects } from "./derivations";
 import { type Extractor, patternExtractor } from "./extractor";
 import { listedEntries, rebuildEntries, writeEntries } from "./memory-entries";
@@ -11,6 +12,7 @@ import { partsWithModel } from "./model-summaries";
 import { sessionEvents } from "./session-events";
 import { noteHandoff, type SessionRecord, sessionsById } from "./sessions";
 import { extractiveSummarizer, type Summarizer } from "./summarizer";
+import { spaceVocabulary } from "./vocabulary";
 
 /** How long after a write the compiler waits, so that a burst of writes compiles once. */
 export const COMPILE_DEBOUNCE_MS = 200;
@@ -26,6 +28,14 @@ export const COMPILER_PARTS: { summarizer: Summarizer; extractor: Extractor } = 
   summarizer: extractiveSummarizer,
   extractor: patternExtractor,
 };
+
+/** What the space gives a compile: its words' frequencies (held in memory) and `episode_highlights`. */
+export function compileSettings(sql: SqlStorage): CompileSettings {
+  return {
+    vocabulary: spaceVocabulary(sql),
+    highlights: replicatedConfig(sql).episode_highlights ?? DEFAULT_HIGHLIGHTS,
+  };
+}
 
 /**
  * Sessions that got events: queued (with how many events wait) and a compile due after the
@@ -84,6 +94,7 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
   const whole = new Set<string>();
   let events = 0;
   let more = true;
+  const settings = compileSettings(sql);
   while (more) {
     const next = sql
       .exec<{ session_id: string; profile_id: string }>(
@@ -102,7 +113,7 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       if (session) {
         const subjects = touched.get(session.profileId) ?? noSubjects();
         touched.set(session.profileId, subjects);
-        events += rebuildSession(sql, session, now, subjects, summarizing);
+        events += rebuildSession(sql, session, now, subjects, { summarizing, settings });
       } else {
         whole.add(profileId); // a `profile:` entry: its members changed
       }
@@ -147,11 +158,17 @@ export function compileSubjects(sql: SqlStorage, profileId: string, subjects: Su
  * Rebuilds one session's episode and derivations from its events (late data included), adding
  * the subjects it touched. Returns how many events it compiled.
  */
-function rebuildSession(sql: SqlStorage, session: SessionRecord, now: number, touched: Subjects, summarizing: boolean): number {
+function rebuildSession(
+  sql: SqlStorage,
+  session: SessionRecord,
+  now: number,
+  touched: Subjects,
+  { summarizing, settings }: { summarizing: boolean; settings: CompileSettings },
+): number {
   const events = sessionEvents(sql, session.sessionId);
   // The model's digest where one was made from these events; else the offline parts (and the session queued for the model).
   const parts = partsWithModel(sql, session, events, COMPILER_PARTS, { queue: summarizing, now });
-  const compiled = compileSession(events, { open: session.status === "open", handoffAt: session.handoffAt }, parts);
+  const compiled = compileSession(events, { open: session.status === "open", handoffAt: session.handoffAt }, parts, settings);
   if (compiled.handoffAt !== null && compiled.handoffAt !== session.handoffAt) {
     noteHandoff(sql, session, compiled.handoffAt, now);
   }
@@ -252,8 +269,11 @@ export function compiledMemory(sql: SqlStorage, rootId: string, members: readonl
       JSON.stringify(members),
     )
     .one().events;
+  const memory = row ? (JSON.parse(row.body) as Memory) : EMPTY;
+  // A memory written before episodes kept highlights has none until its profile compiles again.
+  for (const episode of memory.episodes) episode.highlights ??= [];
   return {
-    memory: row ? (JSON.parse(row.body) as Memory) : EMPTY,
+    memory,
     version: row?.version ?? 0,
     through: row?.through_at ?? null,
     pending,

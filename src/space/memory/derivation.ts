@@ -1,7 +1,10 @@
 import type { Extractor } from "./extractor";
+import { HIGHLIGHT_LIMIT } from "./highlights";
 import type { MemoryEvent } from "./memory-event";
+import { collapse, cut as cutWords } from "./sentences";
+import { isSubstantive, type Reading, readingsOfEvent } from "./speech-acts";
 import { stableId } from "./stable-id";
-import type { Summarizer } from "./summarizer";
+import { EMPTY_VOCABULARY, type Highlight, type Summarizer, type Vocabulary } from "./summarizer";
 
 /** What the compiler keeps of one event: a fact value, an object's change, a promise, a customer's question. */
 export type Derivation =
@@ -38,6 +41,8 @@ export interface EpisodeBody {
   resolution: string | null;
   promises: string[];
   derived: { type: "fact" | "open_item" | "promise" | "object"; id: string; summary: string }[];
+  /** The customer's statements worth keeping, in the order of their events (`episode_highlights` at most). */
+  highlights: { event_id: string; text: string }[];
 }
 
 export interface SessionFacts {
@@ -54,8 +59,17 @@ export interface SessionMemory {
   handoffAt: number | null;
 }
 
+/** What a compile takes from the space: its words' frequencies, and how many highlights an episode keeps. */
+export interface CompileSettings {
+  vocabulary: Vocabulary;
+  highlights: number;
+}
+
+/** `episode_highlights` when the space sets none. */
+export const DEFAULT_HIGHLIGHTS = 3;
+const DEFAULTS: CompileSettings = { vocabulary: EMPTY_VOCABULARY, highlights: DEFAULT_HIGHLIGHTS };
+
 const AGENTS = new Set(["ai_agent", "human_agent"]);
-const QUESTION = /\?\s*$|\?\s/;
 const ESCALATION = /(^|\.)escalated$/;
 const RESOLUTION = /(^|\.)(resolved|closed|completed)$/;
 
@@ -69,8 +83,10 @@ export function compileSession(
   events: readonly MemoryEvent[],
   session: SessionFacts,
   parts: { summarizer: Summarizer; extractor: Extractor },
+  settings: CompileSettings = DEFAULTS,
 ): SessionMemory {
   const derivations: Derivation[] = [];
+  const answeredAt = answersAfter(events);
   let aiSpoke = false;
   let handoffAt = session.handoffAt;
   events.forEach((event, index) => {
@@ -115,21 +131,21 @@ export function compileSession(
         });
       }
     }
-    if (event.kind === "message" && event.speakerRole === "customer" && event.text && QUESTION.test(event.text)) {
-      const answer = events.slice(index + 1).find((later) => later.kind === "message" && AGENTS.has(later.speakerRole ?? ""));
+    const asked = event.kind === "message" && event.speakerRole === "customer" ? readingsOfEvent(event).filter(isAsked) : [];
+    if (asked.length > 0) {
       derivations.push({
         ...base,
         type: "question",
         id: stableId(event.itemId, "question"),
         subject: "question",
-        body: { text: cut(event.text, 200), answered_at: answer?.occurredAt ?? null },
+        body: { text: cut(asked.map((reading) => reading.text).join(" "), 200), answered_at: answeredAt[index + 1] ?? null },
       });
     }
     if (event.speakerRole === "ai_agent") aiSpoke = true;
     if (event.speakerRole === "human_agent" && aiSpoke && handoffAt === null) handoffAt = event.occurredAt;
   });
 
-  const digest = parts.summarizer.summarize(events);
+  const digest = parts.summarizer.summarize(events, settings.vocabulary);
   const promises = derivations.filter((d) => d.type === "promise").map((d) => d.id);
   return {
     episode: {
@@ -139,11 +155,56 @@ export function compileSession(
       resolution: digest.resolution,
       promises,
       derived: derivations.map((d) => ({ type: d.type === "question" ? "open_item" : d.type, id: d.id, summary: summaryOf(d) })),
+      highlights: highlightsKept(events, digest.highlights, settings.highlights),
     },
     searchable: digest.searchable ?? digest.summary,
     derivations,
     handoffAt,
   };
+}
+
+/**
+ * A customer's question that asks about the matter: not small talk ("how are you?", "are you
+ * there?"), with a content word.
+ */
+const isAsked = (reading: Reading) => reading.question && !reading.smallTalk && reading.stems.length > 0;
+
+/**
+ * For each position, when the first turn from there on answered the customer (null when none
+ * did): an agent's message with a substantive sentence (not only "let me check", "one moment",
+ * "ok" or "anything else?"), or the session's resolution (a system event `*.resolved|closed|completed`).
+ */
+function answersAfter(events: readonly MemoryEvent[]): (number | null)[] {
+  const answeredAt: (number | null)[] = new Array(events.length + 1).fill(null);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as MemoryEvent;
+    const answers =
+      (event.kind === "message" && AGENTS.has(event.speakerRole ?? "") && readingsOfEvent(event).some(isSubstantive)) ||
+      (event.kind === "system_event" && RESOLUTION.test(event.canonicalType ?? ""));
+    answeredAt[i] = answers ? event.occurredAt : (answeredAt[i + 1] ?? null);
+  }
+  return answeredAt;
+}
+
+/**
+ * The digest's first `limit` highlights of the session's customer messages (a model's could name
+ * another event), in the order of their events.
+ */
+function highlightsKept(
+  events: readonly MemoryEvent[],
+  highlights: readonly Highlight[],
+  limit: number,
+): EpisodeBody["highlights"] {
+  const order = new Map<string, number>();
+  events.forEach((event, index) => {
+    if (event.kind === "message" && event.speakerRole === "customer") order.set(event.itemId, index);
+  });
+  return highlights
+    .filter((highlight) => order.has(highlight.eventId))
+    .slice(0, limit)
+    .map((highlight, rank) => ({ highlight, rank }))
+    .sort((a, b) => (order.get(a.highlight.eventId) ?? 0) - (order.get(b.highlight.eventId) ?? 0) || a.rank - b.rank)
+    .map(({ highlight }) => ({ event_id: highlight.eventId, text: cutWords(collapse(highlight.text), HIGHLIGHT_LIMIT) }));
 }
 
 /**

@@ -6,7 +6,7 @@ import { findHandle } from "../identity/handle-store";
 import { normalizeHandle } from "../identity/handles";
 import { profileIdentity, type Viewer } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
-import { COMPILER_PARTS } from "./compiler";
+import { COMPILER_PARTS, compileSettings } from "./compiler";
 import { correctionsOf } from "./corrections";
 import { compileSession, type Derivation, type EpisodeBody } from "./derivation";
 import { derivationById, derivationsAbout } from "./derivations";
@@ -138,7 +138,12 @@ function episodeItem(
     episode = JSON.parse(stored.body) as EpisodeBody;
   } else {
     const events = sessionEvents(sql, session.sessionId);
-    const compiled = compileSession(events, { open: session.status === "open", handoffAt: session.handoffAt }, COMPILER_PARTS);
+    const compiled = compileSession(
+      events,
+      { open: session.status === "open", handoffAt: session.handoffAt },
+      COMPILER_PARTS,
+      compileSettings(sql),
+    );
     episode = compiled.episode;
     fresh = compiled.derivations;
   }
@@ -165,6 +170,8 @@ function episodeItem(
     outcome: episode.outcome,
     resolution: episode.resolution,
     derived: episode.derived,
+    // Stored before highlights were kept: none.
+    highlights: (episode.highlights ?? []).map(({ event_id, text }) => ({ event_id, text: read.showText ? text : null })),
     timeline: rows.map((row) => entryOf(row, read.showText)),
     text_shown: read.showText,
     episode: {
@@ -227,6 +234,7 @@ function objectItem(sql: SqlStorage, { rootId, subject }: Extract<Located, { kin
       })),
       ...(openItem ? [{ type: "open_item" as const, id: openItem.open_item_id, summary: openItem.summary }] : []),
     ],
+    highlights: [],
     timeline: rows.map((row) => entryOf(row, read.showText)),
     text_shown: read.showText,
     episode: null,

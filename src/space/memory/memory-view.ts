@@ -10,6 +10,12 @@ const OPENING = /(^|\.)(opened|created)$/;
 const NOT_KEEPING = new Set(["promise", "cancel"]);
 /** How many open items, promises and objects a memory lists, newest first. */
 export const LIST_LIMIT = 20;
+/** How many facts a memory lists: the keys stated last (docs/api/memory.md "What a context holds"). */
+export const FACTS_LISTED = 30;
+/** How many of its `derived` an episode lists in a context (its history item lists them all). */
+export const DERIVED_IN_CONTEXT = 5;
+/** The bytes (UTF-8) of highlight text a context's episodes show in all, the newest episode's first. */
+export const HIGHLIGHT_BYTES_IN_CONTEXT = 2_000;
 
 export interface Fact {
   fact_id: string;
@@ -226,9 +232,10 @@ const newestFirst = (a: { at: number; key: string }, b: { at: number; key: strin
   b.at - a.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /**
- * A profile's memory as context answers it (DESIGN 3.7, 3.8): every active fact by key, and the
- * newest `LIST_LIMIT` open items, promises and open objects. Entries beyond those limits may be
- * left out of `entries` without changing the answer.
+ * A profile's memory as context answers it (DESIGN 3.7, 3.8): the `FACTS_LISTED` active facts
+ * stated last, by key; the newest `LIST_LIMIT` open items, promises and open objects; its latest
+ * episodes within the context's budget. Entries beyond those limits may be left out of `entries`
+ * without changing the answer.
  */
 export function memoryFrom(entries: readonly MemoryEntry[], episodes: readonly EpisodeView[]): Memory {
   const facts: Fact[] = [];
@@ -242,7 +249,10 @@ export function memoryFrom(entries: readonly MemoryEntry[], episodes: readonly E
     else if (entry.kind === "promise") promises.push(entry);
   }
   return {
-    facts: facts.sort((a, b) => (a.key < b.key ? -1 : 1)),
+    facts: facts
+      .sort((a, b) => b.valid_from.localeCompare(a.valid_from) || (a.key < b.key ? -1 : 1))
+      .slice(0, FACTS_LISTED)
+      .sort((a, b) => (a.key < b.key ? -1 : 1)),
     open_items: openItems
       .sort(newestFirst)
       .slice(0, LIST_LIMIT)
@@ -251,12 +261,50 @@ export function memoryFrom(entries: readonly MemoryEntry[], episodes: readonly E
       .sort(newestFirst)
       .slice(0, LIST_LIMIT)
       .map(({ view }) => view),
-    episodes: [...episodes],
+    episodes: episodesInContext(episodes),
     objects: objects
       .sort(newestFirst)
       .slice(0, LIST_LIMIT)
       .map(({ view }) => view),
   };
+}
+
+/**
+ * Episodes (newest first) as a context shows them, within its byte budget: each with its first
+ * `DERIVED_IN_CONTEXT` derived, and highlights while their text fits `HIGHLIGHT_BYTES_IN_CONTEXT`
+ * (the newest episodes' first; an older episode's that do not fit are left out).
+ */
+function episodesInContext(episodes: readonly EpisodeView[]): EpisodeView[] {
+  let left = HIGHLIGHT_BYTES_IN_CONTEXT;
+  return episodes.map((episode) => {
+    const highlights: EpisodeView["highlights"] = [];
+    // Stored before highlights were kept: none.
+    for (const highlight of episode.highlights ?? []) {
+      const bytes = utf8Length(highlight.text);
+      if (bytes > left) {
+        left = 0;
+        break;
+      }
+      left -= bytes;
+      highlights.push(highlight);
+    }
+    return { ...episode, derived: episode.derived.slice(0, DERIVED_IN_CONTEXT), highlights };
+  });
+}
+
+/** UTF-8 bytes of a text, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit < 0xdc00) {
+      bytes += 4;
+      i++; // the pair's low half
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 /**

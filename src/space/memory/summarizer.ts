@@ -1,90 +1,161 @@
+import { highlightsOf } from "./highlights";
 import type { MemoryEvent } from "./memory-event";
+import { centroidOf, idfOf, select, vectorOf } from "./salience";
+import { codePoints, cut, punctuate } from "./sentences";
+import { isSubstantive, type Reading, readingsOfEvent } from "./speech-acts";
 
-/** What one session came to, in a few extracted sentences. */
+/** A customer's sentence worth keeping, and the event (its `itemId`, the API's `event_id`) that says it. */
+export interface Highlight {
+  eventId: string;
+  text: string;
+}
+
+/** What one session came to: what it was about, what was asked and answered, what the customer said of themselves. */
 export interface EpisodeDigest {
   summary: string;
   requested: string | null;
   resolution: string | null;
   /**
-   * What search finds the episode by (README "Search"): the summary's content without its
-   * bookkeeping (channels, message counts), which every episode would share. The summary when absent.
+   * Best first (the compile keeps the space's `episode_highlights` of them and lists them in
+   * the order of their events); each event's id is one of the session's customer messages.
    */
+  highlights: Highlight[];
+  /** What search finds the episode by (README "Search"). The summary when absent. */
   searchable?: string;
 }
 
-/** Digests one session's events, given in `occurred_at` order. Must be deterministic and never throw. */
-export interface Summarizer {
-  summarize(events: readonly MemoryEvent[]): EpisodeDigest;
+/** How many of the space's search rows hold each stem: what makes a word rare here (`spaceVocabulary`). */
+export interface Vocabulary {
+  /** Rows counted. */
+  documents: number;
+  /** How many of them hold the stem; 0 when unknown. */
+  documentFrequency(stem: string): number;
 }
 
-const SUMMARY_LIMIT = 280;
+/** No counts at all: every stem weighs the same. */
+export const EMPTY_VOCABULARY: Vocabulary = { documents: 0, documentFrequency: () => 0 };
+
+/** Digests one session's events, given in `occurred_at` order. Must be deterministic and never throw. */
+export interface Summarizer {
+  summarize(events: readonly MemoryEvent[], vocabulary: Vocabulary): EpisodeDigest;
+}
+
+/** The summary's length at most, in code points (docs/api/memory.md "Episodes"). */
+export const SUMMARY_BUDGET = 300;
+/** A sentence, the request or the resolution at most, in code points. */
 const LINE_LIMIT = 200;
+/** A summary sentence holds at least this many content words. */
+const SUMMARY_WORDS = 2;
 
-const REQUEST = /\?|\b(i want|i need|i['’]d like|i would like|can you|could you|would you|please)\b/i;
+interface Turn {
+  event: MemoryEvent;
+  readings: Reading[];
+}
 
-const ROLES = [
-  ["customer", "customer"],
-  ["ai_agent", "AI agent"],
-  ["human_agent", "human agent"],
-  ["system", "system"],
-  [null, "unattributed"],
-] as const;
+interface Placed {
+  turn: number;
+  reading: Reading;
+}
 
 /**
- * The default summarizer: no model, offline, extractive. The customer's request is the first
- * question or request of their first message; the resolution is the agents' last sentence once
- * the customer has stopped writing.
+ * The default summarizer: no model, offline, extractive (docs/api/memory.md "Episodes"). The
+ * summary is the session's most informative sentences, both sides', within `SUMMARY_BUDGET`,
+ * in the order they were said; the request is the customer's first sentence that asks or wants
+ * something; the resolution the agents' last substantive sentence after the customer's last
+ * request; highlights the customer's statements about themselves.
  */
 export const extractiveSummarizer: Summarizer = {
-  summarize(events) {
-    const requested = requestOf(events);
-    const resolution = resolutionOf(events);
-    const parts: string[] = [];
-    if (requested !== null) parts.push(`Requested: ${requested}`);
-    const channels = distinct(events.map((event) => event.channel));
-    if (channels.length > 0) parts.push(`Via ${channels.join(", ")}`);
-    parts.push(messageCount(events));
+  summarize(events, vocabulary) {
+    const idf = idfOf(vocabulary);
+    const turns: Turn[] = events.map((event) => ({ event, readings: spoken(event) ? readingsOfEvent(event) : [] }));
+    const requests = placed(turns, (turn, reading) => isBy(turn, "customer") && reading.request && isSubstantive(reading));
+    const request = requests[0] ?? placed(turns, (turn, reading) => isBy(turn, "customer") && isSubstantive(reading))[0];
+    const requested = request ? line(request.reading) : null;
+    const resolution = resolutionOf(turns, requests.at(-1) ?? request);
     const happenings = distinct(events.map(happeningOf));
-    if (happenings.length > 0) parts.push(`Events: ${happenings.join(", ")}`);
-    if (resolution !== null) parts.push(`Resolution: ${resolution}`);
-    const content = [requested, happenings.join(", "), resolution].filter((part) => part !== null && part !== "");
-    return {
-      summary: cut(collapse(parts.map(punctuate).join(" ")), SUMMARY_LIMIT),
+    const chosen = summarySentences(turns, idf);
+    const parts = chosen.map((sentence) => punctuate(line(sentence.reading)));
+    const happened = happenings.length > 0 ? `Events: ${happenings.join(", ")}.` : null;
+    if (happened !== null && codePoints([...parts, happened].join(" ")) <= SUMMARY_BUDGET) parts.push(happened);
+    const summary = parts.length > 0 ? parts.join(" ") : fallbackOf(turns, happened);
+    const searchable = distinct([
+      ...chosen.map((sentence) => line(sentence.reading)),
       requested,
       resolution,
-      searchable: collapse(content.map((part) => punctuate(part as string)).join(" ")),
+      happenings.join(", "),
+    ]).map(punctuate);
+    return {
+      summary: cut(summary, SUMMARY_BUDGET),
+      requested,
+      resolution,
+      highlights: highlightsOf(turns, idf),
+      searchable: searchable.join(" "),
     };
   },
 };
 
-function requestOf(events: readonly MemoryEvent[]): string | null {
-  const first = events.find((event) => isMessageBy(event, "customer") && sentencesOf(event.text).length > 0);
-  if (first === undefined) return null;
-  const sentences = sentencesOf(first.text);
-  const request = sentences.find((sentence) => REQUEST.test(sentence)) ?? sentences[0];
-  return request === undefined ? null : cut(request, LINE_LIMIT);
+/**
+ * The sentences of the summary, in conversation order: those of two content words or more that
+ * are not small talk, a deferral, an acknowledgement or a closing, chosen by centrality to the
+ * session's content words and MMR within the budget.
+ */
+function summarySentences(turns: readonly Turn[], idf: (stem: string) => number): Placed[] {
+  const substantive = placed(turns, (_, reading) => isSubstantive(reading));
+  const candidates = substantive.filter(({ reading }) => reading.stems.length >= SUMMARY_WORDS);
+  const centroid = centroidOf(
+    substantive.map(({ reading }) => reading.stems),
+    idf,
+  );
+  const chosen = select(
+    candidates.map(({ reading }) => ({ vector: vectorOf(reading.stems, idf), length: codePoints(punctuate(line(reading))) })),
+    centroid,
+    SUMMARY_BUDGET,
+  );
+  return chosen.sort((a, b) => a - b).map((i) => candidates[i] as Placed);
 }
 
-function resolutionOf(events: readonly MemoryEvent[]): string | null {
-  const lastCustomer = events.findLastIndex((event) => isMessageBy(event, "customer"));
-  for (let i = events.length - 1; i > lastCustomer; i--) {
-    const event = events[i];
-    if (event === undefined || !(isMessageBy(event, "ai_agent") || isMessageBy(event, "human_agent"))) continue;
-    const last = sentencesOf(event.text).at(-1);
-    if (last !== undefined) return cut(last, LINE_LIMIT);
+/**
+ * A summary for a session with no sentence to choose: a sentence of one content word, the
+ * system happenings, or what kind of session it was (small talk, messages without text, none).
+ */
+function fallbackOf(turns: readonly Turn[], happenings: string | null): string {
+  const any = placed(turns, (_, reading) => isSubstantive(reading))[0];
+  if (any) return punctuate(line(any.reading));
+  if (happenings !== null) return happenings;
+  if (turns.some(({ readings }) => readings.length > 0)) return "Small talk only.";
+  return turns.some(({ event }) => event.kind === "message") ? "Messages without text." : "No messages.";
+}
+
+/**
+ * The agents' last substantive sentence after the turn of `after` (the customer's last request);
+ * with no request, after nothing.
+ */
+function resolutionOf(turns: readonly Turn[], after: Placed | undefined): string | null {
+  const from = after === undefined ? 0 : after.turn + 1;
+  for (let i = turns.length - 1; i >= from; i--) {
+    const turn = turns[i] as Turn;
+    if (!isBy(turn, "ai_agent") && !isBy(turn, "human_agent")) continue;
+    const last = turn.readings.findLast(isSubstantive);
+    if (last) return line(last);
   }
   return null;
 }
 
-function messageCount(events: readonly MemoryEvent[]): string {
-  const messages = events.filter((event) => event.kind === "message");
-  if (messages.length === 0) return "No messages";
-  const byRole = ROLES.flatMap(([role, label]) => {
-    const count = messages.filter((event) => event.speakerRole === role).length;
-    return count > 0 ? [`${count} ${label}`] : [];
+/** Every sentence, in conversation order, that `keep` keeps. */
+function placed(turns: readonly Turn[], keep: (turn: Turn, reading: Reading) => boolean): Placed[] {
+  const kept: Placed[] = [];
+  turns.forEach((turn, index) => {
+    for (const reading of turn.readings) if (keep(turn, reading)) kept.push({ turn: index, reading });
   });
-  return `${messages.length} message${messages.length === 1 ? "" : "s"}: ${byRole.join(", ")}`;
+  return kept;
 }
+
+/** Messages of the customer, of agents or of no one in particular: not a system's. */
+const spoken = (event: MemoryEvent) => event.kind === "message" && event.speakerRole !== "system";
+
+const isBy = (turn: Turn, role: MemoryEvent["speakerRole"]) => turn.event.kind === "message" && turn.event.speakerRole === role;
+
+const line = (reading: Reading) => cut(reading.text, LINE_LIMIT);
 
 /** A system event by its canonical type, an action as `operation object_type`; a message is no happening. */
 function happeningOf(event: MemoryEvent): string | null {
@@ -93,45 +164,11 @@ function happeningOf(event: MemoryEvent): string | null {
   return null;
 }
 
-function isMessageBy(event: MemoryEvent, role: MemoryEvent["speakerRole"]): boolean {
-  return event.kind === "message" && event.speakerRole === role;
-}
-
-/** Sentences end at `.`, `!` or `?` followed by a space, and at every line break. */
-function sentencesOf(text: string | null): string[] {
-  if (text === null) return [];
-  return text
-    .split(/(?<=[.!?])\s+|\s*[\r\n]+\s*/)
-    .map(collapse)
-    .filter((sentence) => sentence !== "");
-}
-
 function distinct(values: readonly (string | null)[]): string[] {
   const seen = new Set<string>();
   for (const value of values) {
-    const clean = value === null ? "" : collapse(value);
+    const clean = value === null ? "" : value.replace(/\s+/g, " ").trim();
     if (clean !== "") seen.add(clean);
   }
   return [...seen];
-}
-
-function collapse(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-function punctuate(part: string): string {
-  return /[.!?…]$/.test(part) ? part : `${part}.`;
-}
-
-/**
- * At most `limit` code points, so that a surrogate pair is never split; a cut falls between words
- * (unless one word fills the whole limit) and is marked with "…".
- */
-function cut(text: string, limit: number): string {
-  const points = Array.from(text);
-  if (points.length <= limit) return text;
-  const head = points.slice(0, limit - 1).join("");
-  const space = head.lastIndexOf(" ");
-  const wholeWords = points[limit - 1] === " " || space <= 0 ? head : head.slice(0, space);
-  return `${wholeWords.replace(/[\s,;:]+$/, "")}…`;
 }
