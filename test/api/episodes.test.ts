@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import { BatchAnswerSchema } from "../../src/contract/batch";
+import type { Context } from "../../src/contract/context";
+import { type HistoryItem, HistoryItemSchema, TimelinePageSchema } from "../../src/contract/history";
+import { customerSessions } from "../support/conversations";
+import { type Handle, phone } from "../support/identity";
+import { fullContext, later, moveClock } from "../support/memory";
+import { batch, call, createSpace, json, message, type Space } from "../support/seed";
+
+/**
+ * Episodes through the API (docs/api/memory.md "Episodes"): highlights of the customer's
+ * statements in the context's episodes and in the history item, with the ids of that session's
+ * customer messages; `episode_highlights`; open items that are open; and a long customer's
+ * context within its byte budget.
+ */
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function accept(space: Space, items: unknown[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 500) {
+    const answer = BatchAnswerSchema.parse(await json(await batch(space, items.slice(i, i + 500)), 200));
+    expect(answer.errors).toEqual([]);
+  }
+}
+
+const say = (handle: Handle, at: number, role: string, text: string, conversation: string) =>
+  message({
+    handles: [handle],
+    occurred_at: iso(at),
+    conversation_id: conversation,
+    speaker: { role },
+    content: { type: "text", text },
+  });
+
+async function open(space: Space, body: Record<string, unknown>): Promise<HistoryItem> {
+  return HistoryItemSchema.parse(
+    await json(await call("POST", `/spaces/${space.name}/v1/history/open`, { token: space.key, body }), 200),
+  );
+}
+
+/** Every event of the customer by id: its episode and speaker (the timeline, parsed with its schema). */
+async function eventsOf(space: Space, handle: Handle) {
+  const page = TimelinePageSchema.parse(
+    await json(await call("POST", `/spaces/${space.name}/v1/timeline`, { token: space.key, body: { handle, limit: 100 } }), 200),
+  );
+  return new Map(page.data.map((event) => [event.event_id, event]));
+}
+
+/** Moves time until the customer's memory holds every event. */
+async function compiled(space: Space, handle: Handle): Promise<Context> {
+  let context = await fullContext(space, { handle });
+  for (let round = 0; round < 60 && context.compiled.pending > 0; round++) {
+    await later(space, 1_000);
+    context = await fullContext(space, { handle });
+  }
+  expect(context.compiled.pending).toBe(0);
+  return context;
+}
+
+/** Two sessions of one customer, a day apart; the second one's statements are the ones to keep. */
+async function twoSessions(space: Space, handle: Handle) {
+  const t0 = await moveClock(space, 0);
+  const first = t0 - DAY;
+  const second = t0 - 2 * 60 * MINUTE;
+  await accept(space, [
+    say(handle, first, "customer", "hi, my order A-1042 never arrived", "c-1"),
+    say(handle, first + MINUTE, "ai_agent", "I have sent a replacement for order A-1042 by express post.", "c-1"),
+    say(handle, second, "customer", "hello", "c-2"),
+    say(handle, second + MINUTE, "customer", "I'm moving to Leeds next month, can you change my delivery address?", "c-2"),
+    say(handle, second + 2 * MINUTE, "ai_agent", "Let me check that for you.", "c-2"),
+    say(handle, second + 3 * MINUTE, "ai_agent", "Your delivery address is now 4 Park Row, Leeds, from the 1st.", "c-2"),
+    say(handle, second + 4 * MINUTE, "customer", "great thanks! my daughter starts school in September", "c-2"),
+    say(handle, second + 5 * MINUTE, "customer", "I prefer morning deliveries because I work late", "c-2"),
+    say(handle, second + 6 * MINUTE, "customer", "and how long does a refund take?", "c-2"),
+    say(handle, second + 7 * MINUTE, "ai_agent", "One moment please", "c-2"),
+  ]);
+  await later(space, 60 * MINUTE);
+  return compiled(space, handle);
+}
+
+describe("episodes: highlights of what the customer said about themselves", () => {
+  it("shows them in the context's episode and the history item, with the ids of that session's customer messages", async () => {
+    const space = await createSpace();
+    const handle = phone("+15555550601");
+    const context = await twoSessions(space, handle);
+    const events = await eventsOf(space, handle);
+    const [latest, earlier] = context.memory.episodes;
+    if (!latest || !earlier) throw new Error("two episodes expected");
+    expect(latest.conversation_id).toBe("c-2");
+
+    expect(latest.highlights.map((highlight) => highlight.text)).toEqual([
+      "I'm moving to Leeds next month, can you change my delivery address?",
+      "my daughter starts school in September",
+      "I prefer morning deliveries because I work late",
+    ]);
+    for (const { event_id } of [...latest.highlights, ...earlier.highlights]) {
+      expect(events.get(event_id)?.speaker_role).toBe("customer");
+    }
+    for (const { event_id } of latest.highlights) expect(events.get(event_id)?.episode_id).toBe(latest.episode_id);
+    for (const { event_id } of earlier.highlights) expect(events.get(event_id)?.episode_id).toBe(earlier.episode_id);
+
+    // No counts or channels in the summary: what was said.
+    expect(latest.summary).not.toMatch(/messages:|Via |Requested:/);
+    expect(latest.summary).toContain("Leeds");
+    expect(latest.requested).toBe("I'm moving to Leeds next month, can you change my delivery address?");
+    expect(latest.summary).toContain("Your delivery address is now 4 Park Row, Leeds, from the 1st.");
+    // The customer's last request (the refund) was only put off: no resolution.
+    expect(latest.resolution).toBeNull();
+
+    const shown = await open(space, { item_id: latest.episode_id, handle, verification: "V2" });
+    expect(shown.highlights).toEqual(latest.highlights);
+    const hidden = await open(space, { item_id: latest.episode_id, handle, verification: "V0" });
+    expect(hidden.text_shown).toBe(false);
+    expect(hidden.highlights).toEqual(latest.highlights.map(({ event_id }) => ({ event_id, text: null })));
+  });
+
+  it("keeps the space's episode_highlights of them (0 to 10)", async () => {
+    const space = await createSpace();
+    const setHighlights = (value: unknown) =>
+      call("PUT", `/control/v1/spaces/${space.spaceId}/config`, {
+        token: space.tenant.token,
+        body: { values: { episode_highlights: value } },
+      });
+    expect((await setHighlights(11)).status).toBe(422);
+    expect((await setHighlights(1.5)).status).toBe(422);
+    await json(await setHighlights(1), 200);
+    const context = await twoSessions(space, phone("+15555550602"));
+    expect(context.memory.episodes[0]?.highlights).toHaveLength(1);
+  });
+});
+
+describe("episodes: open items are the questions no later turn answered", () => {
+  it("lists the question only a deferral followed, not the one answered after a deferral", async () => {
+    const space = await createSpace();
+    const handle = phone("+15555550603");
+    const context = await twoSessions(space, handle);
+    expect(context.memory.open_items.map((item) => [item.kind, item.summary])).toEqual([
+      ["question", "and how long does a refund take?"],
+    ]);
+    expect(context.memory.episodes[0]?.outcome).toBe("unresolved");
+  });
+});
+
+describe("context: a long customer's context stays within its byte budget", () => {
+  it("is at most 16 KB for 30 sessions of 20 messages, closed or with the last one open", async () => {
+    const space = await createSpace();
+    const handle = phone("+15555550604");
+    const t0 = await moveClock(space, 0);
+    // 29 closed sessions, a day apart; the 30th is going on now.
+    await accept(space, [
+      ...customerSessions(handle, { sessions: 29, turns: 20, startMs: t0 - 31 * DAY, seed: 31 }),
+      ...customerSessions(handle, { sessions: 1, turns: 20, startMs: t0 - 20 * MINUTE, seed: 32, prefix: "now" }),
+    ]);
+    const bytes = (context: Context) => new TextEncoder().encode(JSON.stringify(context)).length;
+    const live = await compiled(space, handle);
+    expect(live.live).toHaveLength(20);
+    expect(live.memory.episodes).toHaveLength(5);
+    expect(live.memory.episodes.every((episode) => episode.highlights.length > 0)).toBe(true);
+    expect(bytes(live)).toBeLessThanOrEqual(16 * 1024);
+
+    await later(space, 60 * MINUTE);
+    const closed = await compiled(space, handle);
+    expect(closed.live).toEqual([]);
+    expect(bytes(closed)).toBeLessThanOrEqual(16 * 1024);
+  });
+});
