@@ -57,12 +57,57 @@ describe("open items: a question is open until a later turn answers it", () => {
     expect([first?.answered_at, second?.answered_at]).toEqual([answer.occurredAt, null]);
   });
 
-  it.each(["how are you?", "are you there?", "hello?", "Hi, how's it going?", "you there??", "why?"])(
-    "is never small talk (%s)",
-    (text) => {
-      expect(questions([say("customer", text)])).toEqual([]);
-    },
-  );
+  it("leaves a question put off for later open when a later question is answered", () => {
+    const answer = say("ai_agent", "Yes, PayPal is accepted at checkout.");
+    const [first, second] = questions([
+      say("customer", "Do you price match?"),
+      say("ai_agent", "Good question, I'll need to ask the warehouse and email you back."),
+      say("customer", "Can I pay with PayPal?"),
+      answer,
+    ]);
+    expect([first?.answered_at, second?.answered_at]).toEqual([null, answer.occurredAt]);
+  });
+
+  it("takes answers in the order asked when they name neither question", () => {
+    const answer = say("human_agent", "It is covered for 5 years from the purchase date.");
+    const [first, second] = questions([
+      say("customer", "Is my kettle still under warranty?"),
+      say("customer", "Also, can I pay with PayPal?"),
+      answer,
+    ]);
+    expect([first?.answered_at, second?.answered_at]).toEqual([answer.occurredAt, null]);
+  });
+
+  it("is not answered by a reply to something else the customer said since", () => {
+    const [question] = questions([
+      say("customer", "Where is my parcel?"),
+      say("ai_agent", "Let me check that for you."),
+      say("customer", "It's been raining all week here, the weather is awful."),
+      say("ai_agent", "Oh no, hopefully the sun comes out for the weekend."),
+    ]);
+    expect(question?.answered_at).toBeNull();
+  });
+
+  it("is not answered by an e-mail's greeting and sign-off around a deferral", () => {
+    const [question] = questions([
+      say("customer", "Hi team, has my refund gone through? Thanks,"),
+      say("human_agent", "Hi Maria, let me check that for you. Kind regards, Marta"),
+    ]);
+    expect(question?.answered_at).toBeNull();
+  });
+
+  it.each([
+    "how are you?",
+    "are you there?",
+    "hello?",
+    "Hi, how's it going?",
+    "you there??",
+    "why?",
+    "Cheers! Busy day for you?",
+    "Did you have a nice weekend?",
+  ])("is never small talk (%s)", (text) => {
+    expect(questions([say("customer", text)])).toEqual([]);
+  });
 
   it("is a question written without its question mark", () => {
     expect(questions([say("customer", "hi. where is my parcel")]).map((q) => q.text)).toEqual(["where is my parcel"]);

@@ -86,7 +86,7 @@ export function compileSession(
   settings: CompileSettings = DEFAULTS,
 ): SessionMemory {
   const derivations: Derivation[] = [];
-  const answeredAt = answersAfter(events);
+  const answers = questionAnswers(events);
   let aiSpoke = false;
   let handoffAt = session.handoffAt;
   events.forEach((event, index) => {
@@ -131,14 +131,14 @@ export function compileSession(
         });
       }
     }
-    const asked = event.kind === "message" && event.speakerRole === "customer" ? readingsOfEvent(event).filter(isAsked) : [];
-    if (asked.length > 0) {
+    if (answers.has(index)) {
+      const asked = readingsOfEvent(event).filter(isAsked);
       derivations.push({
         ...base,
         type: "question",
         id: stableId(event.itemId, "question"),
         subject: "question",
-        body: { text: cut(asked.map((reading) => reading.text).join(" "), 200), answered_at: answeredAt[index + 1] ?? null },
+        body: { text: cut(asked.map((reading) => reading.text).join(" "), 200), answered_at: answers.get(index) ?? null },
       });
     }
     if (event.speakerRole === "ai_agent") aiSpoke = true;
@@ -170,20 +170,51 @@ export function compileSession(
 const isAsked = (reading: Reading) => reading.question && !reading.smallTalk && reading.stems.length > 0;
 
 /**
- * For each position, when the first turn from there on answered the customer (null when none
- * did): an agent's message with a substantive sentence (not only "let me check", "one moment",
- * "ok" or "anything else?"), or the session's resolution (a system event `*.resolved|closed|completed`).
+ * When each customer question was answered (by the index of its message; null while open): by a
+ * later agent message that says something (a sentence that is no question, deferral ("let me
+ * check", "one moment"), acknowledgement ("ok", "noted") or closing ("anything else?")), or by
+ * the session's resolution (a system event `*.resolved|closed|completed`). An answer answers the
+ * questions waiting that share a content word with it ("Can I pay with PayPal?" answered after
+ * "Do you price match?" was put off leaves the latter open); sharing none, the first question of
+ * those the customer asked since the last answer (answers come in the order asked), unless they
+ * have said something else since (the answer is then to that).
  */
-function answersAfter(events: readonly MemoryEvent[]): (number | null)[] {
-  const answeredAt: (number | null)[] = new Array(events.length + 1).fill(null);
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as MemoryEvent;
-    const answers =
-      (event.kind === "message" && AGENTS.has(event.speakerRole ?? "") && readingsOfEvent(event).some(isSubstantive)) ||
-      (event.kind === "system_event" && RESOLUTION.test(event.canonicalType ?? ""));
-    answeredAt[i] = answers ? event.occurredAt : (answeredAt[i + 1] ?? null);
-  }
-  return answeredAt;
+function questionAnswers(events: readonly MemoryEvent[]): Map<number, number | null> {
+  const answered = new Map<number, number | null>();
+  let waiting: { index: number; stems: ReadonlySet<string>; passed: boolean }[] = [];
+  let agentAnswered = false;
+  events.forEach((event, index) => {
+    if (event.kind === "system_event" && RESOLUTION.test(event.canonicalType ?? "")) {
+      for (const question of waiting) answered.set(question.index, event.occurredAt);
+      waiting = [];
+    }
+    if (event.kind !== "message") return;
+    const readings = readingsOfEvent(event);
+    if (event.speakerRole === "customer") {
+      // The customer goes on after an answer, or says something else: what waits was passed over.
+      if (agentAnswered || readings.some((reading) => isSubstantive(reading) && !reading.question)) {
+        for (const question of waiting) question.passed = true;
+      }
+      agentAnswered = false;
+      if (readings.some(isAsked)) {
+        answered.set(index, null);
+        waiting.push({ index, stems: new Set(readings.flatMap((reading) => reading.stems)), passed: false });
+      }
+      return;
+    }
+    if (!AGENTS.has(event.speakerRole ?? "")) return;
+    // Put off past this conversation: only an answer that names it answers it now.
+    if (readings.some((reading) => reading.later)) for (const question of waiting) question.passed = true;
+    const said = new Set(readings.filter((reading) => isSubstantive(reading) && !reading.question).flatMap((r) => r.stems));
+    if (said.size === 0) return;
+    agentAnswered = true;
+    const matched = waiting.filter((question) => [...question.stems].some((stem) => said.has(stem)));
+    const next = waiting.find((question) => !question.passed);
+    const done = new Set(next ? [...matched, next] : matched);
+    for (const question of done) answered.set(question.index, event.occurredAt);
+    waiting = waiting.filter((question) => !done.has(question));
+  });
+  return answered;
 }
 
 /**

@@ -18,6 +18,8 @@ export interface Reading extends Sentence {
   smallTalk: boolean;
   /** "Let me check", "one moment", "I'll get back to you": an answer put off. */
   deferral: boolean;
+  /** A deferral past this conversation: "I'll get back to you", "someone will be in touch". */
+  later: boolean;
   /** "Ok", "got it", "I understand", "sorry to hear that": no answer. */
   acknowledgement: boolean;
   /** "Anything else?", "have a nice day": the conversation ending. */
@@ -42,9 +44,11 @@ const REQUEST =
 const SMALL_TALK = new RegExp(
   [
     "(hi|hello|hey|hiya|heya|howdy|yo|greetings|good (morning|afternoon|evening|day)|morning|evening)( (there|all|again|team|guys|everyone))?( \\p{L}+)?",
-    "(hi |hello |hey )?(how are (you|u|ya|things)( doing)?( today)?|how'?s it going|how (have|'?ve) you been|how is (your|ur) (day|week)( going)?|how was (your|ur) (day|weekend|week)|what'?s up|sup|(are )?(you|u) (still )?there|is (anyone|anybody|someone) (there|here)|anyone (there|here))",
+    "(hi |hello |hey )?(how are (you|u|ya|things)( doing)?( today)?|how'?s it going|how (have|'?ve) you been|how('?s| is| was) (your|ur) (day|week|weekend|morning)( going| been)?( so far)?|did (you|u) have a (nice|good|great|lovely) (day|weekend|week|time|holiday|break)|what'?s up|sup|(are )?(you|u) (still )?there|is (anyone|anybody|someone) (there|here)|anyone (there|here))",
+    "((thanks|cheers|thank you|ok|great)( have a (nice|good|great|lovely) (day|weekend|evening))? )?((a |had a |having a )?(busy|good|nice|long|quiet) (day|week|weekend|morning)( for you| today| so far)?|(doing|done) \\p{L}+ (nice|fun|special)( this weekend| today| tonight)?|any (nice |fun |big )?plans( for the weekend| today| tonight)?|are (you|u) a (real )?(person|human|bot|robot))",
     "(i'?m |all |am )?(good|fine|great|ok|okay|well|not bad|very well|doing (well|good|great|fine))( thanks| thank you| thx)?( and you| you| how about you| and yourself)?",
     "((ok|okay|great|perfect|cool|oh) )?(thanks|thank you|thx|ty|tysm|cheers|many thanks)( (so|very) much| a lot| again| anyway)?( for( your| the| all)? (help|support|time|assistance|quick reply|reply|patience|everything|that|this|info|information))?",
+    "(kind |best |warm |many )?(regards|wishes|thanks|cheers|sincerely|yours sincerely|yours truly|all the best|best)( \\p{L}+)?",
     "((ok|okay|thanks|thank you) )?(bye|goodbye|see you|see ya|cya|take care|talk soon|later|have a (nice|good|great|lovely|wonderful) (day|one|evening|weekend))( (bye|now|then|soon|later|tomorrow))?",
     "(lol|lmao|haha\\p{L}*|hehe|omg|wow|yay|woohoo|ok|okay|k|kk|cool|great|nice|awesome|perfect|sure|yes|yeah|yep|yup|no|nope|nah|hmm+|oh|ah|oops|alright|right)( (ok|okay|great|thanks|then|cool|sure|yes|no|lol))*",
   ]
@@ -53,18 +57,39 @@ const SMALL_TALK = new RegExp(
   "u",
 );
 
+/** Putting an answer off: "let me check", "one moment", "I'll get back to you", "someone will be in touch". */
 const DEFERRAL =
-  /\b(let me (just )?(check|look|see|find|verify|confirm|pull|ask|get|review|transfer|escalate)|i'?ll (just )?(check|look|find out|get back|come back|update|let you know|ask|escalate|transfer|follow up)|i will (check|look|find out|get back|come back|update|let you know|ask|escalate|transfer|follow up)|(one|a|just a) (moment|minute|sec|second|mo)\b|give me (a|one|just a) (moment|minute|sec|second)|bear with (me|us)|please (hold|wait)|hold on|hang on|(get|come) back to you|looking into (it|this|that)|checking (now|on|that|this|it)|i'?m checking|i am checking|allow me (a|some|one)|(will|we'?ll) be in touch)\b/;
+  /\b(let me (just )?(check|look|see|find|verify|confirm|pull|ask|get|review|transfer|escalate)|i('?ll| will) (just |need to |have to )?(check|look|find out|get back|come back|update|let you know|ask|escalate|transfer|follow up|confirm|chase|email|call|message)|(one|a|just a) (moment|minute|sec|second|mo)\b|give me (a|one|just a) (moment|minute|sec|second)|bear with (me|us)|please (hold|wait)|hold on|hang on|(get|come|write|email|call) (you )?back|back to you|looking (into|it up)|checking (now|on|that|this|it|with)|i'?m checking|i am checking|allow me|be in touch|not sure|i don'?t know|can'?t see)\b/;
+/** Putting an answer off past the conversation, not for a moment. */
+const LATER =
+  /\b((get|come|write|email|call|message|text) (you )?back|back to you|be in touch|(email|call|message|text|contact) you( later| tomorrow| when| once| as soon)|follow up|let you know|(tomorrow|next week|within \p{N}+ (hours|days)))\b/u;
+/** The words that come with putting off (`DEFERRAL`): a sentence that says more than one other word says something. */
+const DEFERRING = stemSet(
+  "check look find ask see get back team moment minute second sec hold wait touch email call message update confirm follow chase warehouse manager supervisor colleague know need one pull account system details record file now today shortly soon question good sure transfer escalate review verify someone help quick just bit",
+);
 const ACKNOWLEDGEMENT =
   /^(ok|okay|sure|of course|certainly|absolutely|right|alright|got it|i see|noted|understood|no problem|no worries|great|perfect|fine|thanks|thank you|cool|i understand|makes sense|good)( (thanks|thank you|then|sir|madam|noted|got it|sure))*$/;
-/** Sympathy that answers nothing when it says little else ("sorry to hear that", "I understand your frustration"). */
-const SYMPATHY =
-  /\b(i (completely |totally |fully )?understand|sorry to hear|i'?m (so |very |really )?sorry|i apologi[sz]e|apologies for|thanks? (you )?for (letting|telling|your patience|waiting|reaching out|contacting|the info|the information))\b/;
+/** Sympathy, thanks for being told, "noted": no answer when it says little else (`ACKNOWLEDGING`); something done is one. */
+const ACKNOWLEDGING_PHRASE =
+  /\b(i (completely |totally |fully )?understand|sorry (to hear|about|for)|i'?m (so |very |really )?sorry|i apologi[sz]e|apologies for|thanks? (you )?for (letting|telling|sharing|your patience|waiting|reaching out|contacting|the info|the information)|good to know|noted|take your time|no rush|no problem|been (very |really )?busy)\b/;
+const ACKNOWLEDGING = stemSet(
+  "let know tell share note hear understand frustration inconvenience wait waiting apologise apologize busy week time rush info information good patience reaching contacting thanks",
+);
+/** "Anything else?", "have a nice day": the conversation ending, when it says little else (`CLOSING_WORDS`). */
 const CLOSING =
   /\b(anything else|something else|is that all|have a (nice|good|great|lovely|wonderful) (day|one|evening|weekend|afternoon)|bye|goodbye|take care|glad (i|to|we) (could )?help|happy to help|you'?re welcome|my pleasure|thanks? (you )?for (contacting|reaching|choosing|chatting|your patience|waiting))\b/;
+const CLOSING_WORDS = stemSet(
+  "help today day contact reaching choosing chatting waiting patience pleasure welcome weekend evening afternoon morning now",
+);
 
-/** At most this many content words in a deferral or a closing: more, and it says something. */
-const MORE_SAID = 3;
+/** Stems of a list of words, as `contentStemsOf` makes them. */
+function stemSet(words: string): ReadonlySet<string> {
+  return new Set(contentStemsOf(words));
+}
+
+/** Whether a sentence says at most one content word besides those that come with what it does. */
+const saysLittleBeyond = (stems: readonly string[], usual: ReadonlySet<string>) =>
+  stems.filter((stem) => !usual.has(stem)).length <= 1;
 
 const FIRST_PERSON: ReadonlySet<string> = new Set([
   "i",
@@ -81,6 +106,10 @@ const FIRST_PERSON: ReadonlySet<string> = new Set([
   "ive",
 ]);
 const SUBJECT = /^(i|my|we|our|im|ive|mine|me and)\b/;
+
+/** The sentence after its last comma, colon or semicolon ("oh wait, one more thing: do you deliver on Sundays"), normalized. */
+const lastClause = (text: string) =>
+  normalized(text.slice(Math.max(text.lastIndexOf(","), text.lastIndexOf(":"), text.lastIndexOf(";")) + 1));
 
 /** Lower case, typographic apostrophes made plain, other punctuation and emoji turned to spaces. */
 export function normalized(text: string): string {
@@ -113,7 +142,10 @@ export function readingsOfEvent(event: MemoryEvent): Reading[] {
 export function readSentence(sentence: Sentence): Reading {
   const plain = normalized(sentence.text);
   const stems = [...new Set(contentStemsOf(sentence.text))];
-  const question = QUESTION.test(sentence.text) || (!STATED.test(sentence.text) && UNMARKED_QUESTION.test(plain));
+  const deferral = DEFERRAL.test(plain) && saysLittleBeyond(stems, DEFERRING);
+  const question =
+    QUESTION.test(sentence.text) ||
+    (!STATED.test(sentence.text) && (UNMARKED_QUESTION.test(plain) || UNMARKED_QUESTION.test(lastClause(sentence.text))));
   const smallTalk = plain === "" || SMALL_TALK.test(plain) || (stems.length === 0 && !REQUEST.test(plain));
   const terms = termsOf(sentence.text);
   const firstPerson = SUBJECT.test(plain) ? 2 : terms.some((term) => FIRST_PERSON.has(term)) ? 1 : 0;
@@ -124,9 +156,10 @@ export function readSentence(sentence: Sentence): Reading {
     request: question || REQUEST.test(plain),
     smallTalk,
     // "Let me check: your parcel arrives on Thursday" puts nothing off: a phrase with more said is no deferral.
-    deferral: stems.length <= MORE_SAID && DEFERRAL.test(plain),
-    acknowledgement: ACKNOWLEDGEMENT.test(plain) || (stems.length <= 2 && SYMPATHY.test(plain)),
-    closing: stems.length <= MORE_SAID && CLOSING.test(plain),
+    deferral,
+    later: deferral && LATER.test(plain),
+    acknowledgement: ACKNOWLEDGEMENT.test(plain) || (ACKNOWLEDGING_PHRASE.test(plain) && saysLittleBeyond(stems, ACKNOWLEDGING)),
+    closing: CLOSING.test(plain) && saysLittleBeyond(stems, CLOSING_WORDS),
     firstPerson,
   };
 }
