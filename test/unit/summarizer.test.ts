@@ -45,7 +45,7 @@ describe("summarizer: what was requested", () => {
     );
   });
 
-  it("comes from the customer only, from the first of their messages that asks", () => {
+  it("comes from the customer only, from the first of their messages that asks, with what it is about", () => {
     const digest = summarize([
       say("ai_agent", "Can I help you with your order?"),
       say("customer", "   "),
@@ -53,7 +53,8 @@ describe("summarizer: what was requested", () => {
       say("customer", "The app crashes.\nCould you check?"),
       say("customer", "I need a refund."),
     ]);
-    expect(digest.requested).toBe("Could you check?");
+    // "Could you check?" names nothing itself: the sentence before it says what.
+    expect(digest.requested).toBe("The app crashes. Could you check?");
   });
 
   it("is null when the customer wrote nothing", () => {
@@ -142,6 +143,21 @@ describe("summarizer: the summary says what the session was about", () => {
     const at = said.map((sentence) => digest.summary.indexOf(sentence)).filter((i) => i >= 0);
     expect(at.length).toBeGreaterThanOrEqual(3);
     expect(at).toEqual([...at].sort((a, b) => a - b));
+  });
+
+  it("leaves out openings, thanks and an agent's stock phrase said again", () => {
+    const digest = summarize([
+      say("ai_agent", "Hello, this is the support assistant, how can I help you today?"),
+      say("customer", "My blender arrived with a cracked jug"),
+      say("ai_agent", "Good to know, I'll make sure the team is aware."),
+      say("ai_agent", "A replacement jug ships on Monday by courier."),
+      say("customer", "I work nights, so afternoon deliveries suit me"),
+      say("ai_agent", "Good to know, I'll make sure the team is aware."),
+      say("customer", "Thanks so much, you've been really helpful!"),
+    ]);
+    expect(digest.summary).not.toMatch(/support assistant|helpful/);
+    expect(digest.summary.split("make sure the team").length).toBeLessThanOrEqual(2);
+    expect(digest.summary).toContain("A replacement jug ships on Monday by courier.");
   });
 
   it("keeps system happenings, after the sentences, and in what search finds", () => {

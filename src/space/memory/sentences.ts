@@ -23,6 +23,9 @@ const ABBREVIATIONS = new Set(
     " ",
   ),
 );
+/** A letter's or an e-mail's salutation, up to its comma ("Hi team,", "Dear Ms Lee,"): a sentence of its own. */
+const SALUTATION = /^\s*(hi|hello|hey|hiya|dear|good (morning|afternoon|evening)|morning|evening)( [\p{L}'’.-]+){0,3}\s*,/iu;
+
 /** The word before a full stop: letters, with inner dots ("e.g", "p.m"). */
 const WORD_BEFORE = /([\p{L}]+(?:\.[\p{L}]+)*)$/u;
 
@@ -36,7 +39,10 @@ export function sentencesOf(text: string | null): Sentence[] {
     if (piece !== "") sentences.push({ text: piece, ...trimmed(text, start, end) });
     start = end;
   };
+  const salutation = SALUTATION.exec(text);
+  if (salutation) push(salutation[0].length);
   for (const match of text.matchAll(BOUNDARY)) {
+    if (match.index < start) continue;
     const end = match.index + match[0].length;
     if (match[0] === "." && !endsSentence(text.slice(start, match.index), text.slice(end, end + 4))) continue;
     push(end);

@@ -14,7 +14,7 @@ export interface Reading extends Sentence {
   question: boolean;
   /** A question, or a sentence that wants something ("I need…", "can you…", "please…"). */
   request: boolean;
-  /** Greetings, thanks, goodbyes, "how are you?", "are you there?": nothing about the matter. */
+  /** Greetings, openings, thanks, goodbyes, "how are you?", "are you there?": nothing about the matter. */
   smallTalk: boolean;
   /** "Let me check", "one moment", "I'll get back to you": an answer put off. */
   deferral: boolean;
@@ -56,6 +56,17 @@ const SMALL_TALK = new RegExp(
     .join("|"),
   "u",
 );
+
+/** An agent's opening: "how can I help you today?", "thanks for getting in touch", "you're through to Ravi". */
+const OPENING =
+  /\b(how (can|may) (i|we) help|what can (i|we) do for you|thanks? (you )?for (getting in touch|reaching out|contacting|calling|your (message|email|patience))|you'?re (through|speaking|chatting) to|this is (the|your)|my name is|\p{L}+ here)\b/u;
+const OPENING_WORDS = stemSet(
+  "help today support assistant virtual touch reaching contacting calling message email team name service customer chat",
+);
+
+/** Thanks that say nothing else: "thanks so much, you've been really helpful!". */
+const THANKS = /^(thanks|thank you|thx|ty|cheers|many thanks|much appreciated)\b/;
+const THANKING_WORDS = stemSet("help helpful much lot time support assistance quick reply patience everything again kind");
 
 /** Putting an answer off: "let me check", "one moment", "I'll get back to you", "someone will be in touch". */
 const DEFERRAL =
@@ -146,7 +157,12 @@ export function readSentence(sentence: Sentence): Reading {
   const question =
     QUESTION.test(sentence.text) ||
     (!STATED.test(sentence.text) && (UNMARKED_QUESTION.test(plain) || UNMARKED_QUESTION.test(lastClause(sentence.text))));
-  const smallTalk = plain === "" || SMALL_TALK.test(plain) || (stems.length === 0 && !REQUEST.test(plain));
+  const smallTalk =
+    plain === "" ||
+    SMALL_TALK.test(plain) ||
+    (stems.length === 0 && !REQUEST.test(plain)) ||
+    (OPENING.test(plain) && saysLittleBeyond(stems, OPENING_WORDS)) ||
+    (THANKS.test(plain) && stems.every((stem) => THANKING_WORDS.has(stem)));
   const terms = termsOf(sentence.text);
   const firstPerson = SUBJECT.test(plain) ? 2 : terms.some((term) => FIRST_PERSON.has(term)) ? 1 : 0;
   return {

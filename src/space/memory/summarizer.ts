@@ -61,16 +61,16 @@ interface Placed {
  * The default summarizer: no model, offline, extractive (docs/api/memory.md "Episodes"). The
  * summary is the session's most informative sentences, both sides', within `SUMMARY_BUDGET`,
  * in the order they were said; the request is the customer's first sentence that asks or wants
- * something; the resolution the agents' last substantive sentence after the customer's last
- * request; highlights the customer's statements about themselves.
+ * something; the resolution the agents' last substantive sentence in reply to the customer's
+ * last request; highlights the customer's statements about themselves.
  */
 export const extractiveSummarizer: Summarizer = {
   summarize(events, vocabulary) {
     const idf = idfOf(vocabulary);
     const turns: Turn[] = events.map((event) => ({ event, readings: spoken(event) ? readingsOfEvent(event) : [] }));
-    const requests = placed(turns, (turn, reading) => isBy(turn, "customer") && reading.request && isSubstantive(reading));
+    const requests = placed(turns, isRequest);
     const request = requests[0] ?? placed(turns, (turn, reading) => isBy(turn, "customer") && isSubstantive(reading))[0];
-    const requested = request ? line(request.reading) : null;
+    const requested = request ? requestLine(turns, request) : null;
     const resolution = resolutionOf(turns, requests.at(-1) ?? request);
     const happenings = distinct(events.map(happeningOf));
     const chosen = summarySentences(turns, idf);
@@ -102,10 +102,9 @@ export const extractiveSummarizer: Summarizer = {
 function summarySentences(turns: readonly Turn[], idf: (stem: string) => number): Placed[] {
   const substantive = placed(turns, (_, reading) => isSubstantive(reading));
   const candidates = substantive.filter(({ reading }) => reading.stems.length >= SUMMARY_WORDS);
-  const centroid = centroidOf(
-    substantive.map(({ reading }) => reading.stems),
-    idf,
-  );
+  // A sentence said again (an agent's stock phrase) counts once: repeating it does not make it the matter.
+  const said = new Map(substantive.map(({ reading }) => [reading.stems.join(" "), reading.stems]));
+  const centroid = centroidOf([...said.values()], idf);
   const chosen = select(
     candidates.map(({ reading }) => ({ vector: vectorOf(reading.stems, idf), length: codePoints(punctuate(line(reading))) })),
     centroid,
@@ -127,18 +126,42 @@ function fallbackOf(turns: readonly Turn[], happenings: string | null): string {
 }
 
 /**
- * The agents' last substantive sentence after the turn of `after` (the customer's last request);
- * with no request, after nothing.
+ * A customer's sentence that asks or wants something about the matter: with a content word, or
+ * after a sentence with one ("The box was crushed. What can you do?").
+ */
+function isRequest(turn: Turn, reading: Reading): boolean {
+  if (!isBy(turn, "customer") || !reading.request) return false;
+  if (isSubstantive(reading)) return true;
+  if (reading.smallTalk || reading.closing || reading.acknowledgement || reading.deferral) return false;
+  const before = turn.readings[turn.readings.indexOf(reading) - 1];
+  return before !== undefined && isSubstantive(before);
+}
+
+/**
+ * The request as a line: with the sentence before it in its message when it names little itself
+ * ("My kettle leaks. Can you help?").
+ */
+function requestLine(turns: readonly Turn[], request: Placed): string {
+  const readings = (turns[request.turn] as Turn).readings;
+  const before = readings[readings.indexOf(request.reading) - 1];
+  const context = request.reading.stems.length < SUMMARY_WORDS && before !== undefined && isSubstantive(before);
+  return cut(context ? `${before.text} ${request.reading.text}` : request.reading.text, LINE_LIMIT);
+}
+
+/**
+ * The agents' last substantive sentence after the turn of `after` (the customer's last request;
+ * with none, after nothing) and before the customer says something else of substance (what
+ * agents say then answers that).
  */
 function resolutionOf(turns: readonly Turn[], after: Placed | undefined): string | null {
   const from = after === undefined ? 0 : after.turn + 1;
-  for (let i = turns.length - 1; i >= from; i--) {
+  let last: Reading | undefined;
+  for (let i = from; i < turns.length; i++) {
     const turn = turns[i] as Turn;
-    if (!isBy(turn, "ai_agent") && !isBy(turn, "human_agent")) continue;
-    const last = turn.readings.findLast(isSubstantive);
-    if (last) return line(last);
+    if (after !== undefined && isBy(turn, "customer") && turn.readings.some(isSubstantive)) break;
+    if (isBy(turn, "ai_agent") || isBy(turn, "human_agent")) last = turn.readings.findLast(isSubstantive) ?? last;
   }
-  return null;
+  return last === undefined ? null : line(last);
 }
 
 /** Every sentence, in conversation order, that `keep` keeps. */
