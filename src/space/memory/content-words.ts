@@ -29,9 +29,12 @@ export const isChatFiller = (term: string) => CHAT_FILLER.has(term);
  * The stems of a text's content words, in order (repeats kept): the search stemmer's stems
  * (`stemOf`), without function words, chat filler and one-character tokens.
  */
-export function contentStemsOf(text: string): string[] {
+export const contentStemsOf = (text: string): string[] => contentStems(termsOf(text));
+
+/** `contentStemsOf` of a text's folded terms (`termsOf`). */
+export function contentStems(terms: readonly string[]): string[] {
   const stems: string[] = [];
-  for (const term of termsOf(text)) {
+  for (const term of terms) {
     if (term.length < 2 || isStopWord(term) || CHAT_FILLER.has(term)) continue;
     stems.push(stemOf(term));
   }

@@ -1,5 +1,5 @@
 import { termsOf } from "../search/tokens";
-import { contentStemsOf } from "./content-words";
+import { contentStems, contentStemsOf } from "./content-words";
 import type { MemoryEvent } from "./memory-event";
 import { type Sentence, sentencesOf } from "./sentences";
 
@@ -39,6 +39,9 @@ const UNMARKED_QUESTION =
 const STATED = /[.!][^\p{L}\p{N}]*$/u;
 const REQUEST =
   /\b(i (really )?(want|wanna|need)|i'?d (like|love)|i would (like|love)|i'?m (looking for|trying to)|can (you|u|i|we)|could (you|u|i|we)|would you|will you|please|pls|plz|help me|is it possible|how (do|can|would) i)\b/;
+
+/** Whole sentences of small talk (`SMALL_TALK`) and acknowledgement hold at most this many content words ("busy day for you today?"). */
+const SMALL_TALK_WORDS = 4;
 
 /** Whole sentences of small talk, as normalized (`normalized`): greetings (with a name), "how are you", thanks, goodbyes, interjections. */
 const SMALL_TALK = new RegExp(
@@ -151,32 +154,35 @@ export function readingsOfEvent(event: MemoryEvent): Reading[] {
 }
 
 export function readSentence(sentence: Sentence): Reading {
-  const plain = normalized(sentence.text);
-  const stems = [...new Set(contentStemsOf(sentence.text))];
-  const deferral = DEFERRAL.test(plain) && saysLittleBeyond(stems, DEFERRING);
+  const { text } = sentence;
+  const plain = normalized(text);
+  const terms = termsOf(text);
+  const stems = [...new Set(contentStems(terms))];
+  const wants = REQUEST.test(plain);
+  // The cheap test on the words first: a sentence that says more is none of these, whatever its phrases.
+  const deferral = saysLittleBeyond(stems, DEFERRING) && DEFERRAL.test(plain);
   const question =
-    QUESTION.test(sentence.text) ||
-    (!STATED.test(sentence.text) && (UNMARKED_QUESTION.test(plain) || UNMARKED_QUESTION.test(lastClause(sentence.text))));
+    QUESTION.test(text) || (!STATED.test(text) && (UNMARKED_QUESTION.test(plain) || UNMARKED_QUESTION.test(lastClause(text))));
   const smallTalk =
     plain === "" ||
-    SMALL_TALK.test(plain) ||
-    (stems.length === 0 && !REQUEST.test(plain)) ||
-    (OPENING.test(plain) && saysLittleBeyond(stems, OPENING_WORDS)) ||
-    (THANKS.test(plain) && stems.every((stem) => THANKING_WORDS.has(stem)));
-  const terms = termsOf(sentence.text);
-  const firstPerson = SUBJECT.test(plain) ? 2 : terms.some((term) => FIRST_PERSON.has(term)) ? 1 : 0;
+    (stems.length === 0 && !wants) ||
+    (stems.length <= SMALL_TALK_WORDS && SMALL_TALK.test(plain)) ||
+    (saysLittleBeyond(stems, OPENING_WORDS) && OPENING.test(plain)) ||
+    (stems.every((stem) => THANKING_WORDS.has(stem)) && THANKS.test(plain));
   return {
     ...sentence,
     stems,
     question,
-    request: question || REQUEST.test(plain),
+    request: question || wants,
     smallTalk,
     // "Let me check: your parcel arrives on Thursday" puts nothing off: a phrase with more said is no deferral.
     deferral,
     later: deferral && LATER.test(plain),
-    acknowledgement: ACKNOWLEDGEMENT.test(plain) || (ACKNOWLEDGING_PHRASE.test(plain) && saysLittleBeyond(stems, ACKNOWLEDGING)),
-    closing: CLOSING.test(plain) && saysLittleBeyond(stems, CLOSING_WORDS),
-    firstPerson,
+    acknowledgement:
+      (stems.length <= SMALL_TALK_WORDS && ACKNOWLEDGEMENT.test(plain)) ||
+      (saysLittleBeyond(stems, ACKNOWLEDGING) && ACKNOWLEDGING_PHRASE.test(plain)),
+    closing: saysLittleBeyond(stems, CLOSING_WORDS) && CLOSING.test(plain),
+    firstPerson: SUBJECT.test(plain) ? 2 : terms.some((term) => FIRST_PERSON.has(term)) ? 1 : 0,
   };
 }
 
