@@ -1,5 +1,5 @@
 import type { MemoryEvent } from "./memory-event";
-import { cosine, vectorOf } from "./salience";
+import { cosine, type Vector, vectorOf } from "./salience";
 import { cut } from "./sentences";
 import type { Reading } from "./speech-acts";
 import type { Highlight } from "./summarizer";
@@ -39,7 +39,7 @@ export function highlightsOf(
     if (best) scored.push({ eventId: event.itemId, ...best, order: scored.length });
   }
   scored.sort((a, b) => b.score - a.score || a.order - b.order);
-  const chosen: { highlight: Highlight; vector: Map<string, number> }[] = [];
+  const chosen: { highlight: Highlight; vector: Vector }[] = [];
   for (const { eventId, reading } of scored) {
     if (chosen.length >= MAX_HIGHLIGHTS) break;
     const vector = vectorOf(reading.stems, idf);

@@ -6,33 +6,47 @@
  */
 import type { Vocabulary } from "./summarizer";
 
-/** A smoothed idf, always positive: rare stems weigh up to ~ln(documents), one in every row ln 2. */
+/**
+ * A smoothed idf, always positive: rare stems weigh up to ~ln(documents), one in every row ln 2.
+ * Each stem's weight is worked out once per function made.
+ */
 export function idfOf(vocabulary: Vocabulary): (stem: string) => number {
   const documents = vocabulary.documents;
-  return (stem) => Math.log(1 + (documents + 1) / (vocabulary.documentFrequency(stem) + 1));
+  const known = new Map<string, number>();
+  return (stem) => {
+    let weight = known.get(stem);
+    if (weight === undefined) {
+      weight = Math.log(1 + (documents + 1) / (vocabulary.documentFrequency(stem) + 1));
+      known.set(stem, weight);
+    }
+    return weight;
+  };
 }
 
-type Vector = Map<string, number>;
+/** Stems and their weights, with the vector's length. */
+export interface Vector {
+  weights: ReadonlyMap<string, number>;
+  norm: number;
+}
+
+const vector = (weights: Map<string, number>): Vector => {
+  let sum = 0;
+  for (const weight of weights.values()) sum += weight * weight;
+  return { weights, norm: Math.sqrt(sum) };
+};
 
 /** A sentence's vector: each distinct stem at its idf. */
 export function vectorOf(stems: readonly string[], idf: (stem: string) => number): Vector {
-  const vector: Vector = new Map();
-  for (const stem of stems) vector.set(stem, idf(stem));
-  return vector;
+  const weights = new Map<string, number>();
+  for (const stem of stems) weights.set(stem, idf(stem));
+  return vector(weights);
 }
 
 export function cosine(a: Vector, b: Vector): number {
   let dot = 0;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  const [small, large] = a.weights.size <= b.weights.size ? [a.weights, b.weights] : [b.weights, a.weights];
   for (const [stem, weight] of small) dot += weight * (large.get(stem) ?? 0);
-  if (dot === 0) return 0;
-  return dot / (norm(a) * norm(b));
-}
-
-function norm(vector: Vector): number {
-  let sum = 0;
-  for (const weight of vector.values()) sum += weight * weight;
-  return Math.sqrt(sum);
+  return dot === 0 ? 0 : dot / (a.norm * b.norm);
 }
 
 /** What selection needs of a candidate: its vector, and its length in code points once written. */
@@ -54,22 +68,23 @@ const SAME = 0.8;
  */
 export function select(candidates: readonly Candidate[], centroid: Vector, budget: number): number[] {
   const relevance = candidates.map((candidate) => cosine(candidate.vector, centroid));
+  // Each candidate's similarity to the closest one chosen so far.
+  const redundancy = candidates.map(() => 0);
   const chosen: number[] = [];
   const left = new Set(candidates.keys());
   let used = 0;
   while (left.size > 0) {
     let best = -1;
     let bestScore = Number.NEGATIVE_INFINITY;
+    const separator = chosen.length > 0 ? 1 : 0;
     for (const i of left) {
       const candidate = candidates[i] as Candidate;
-      const separator = chosen.length > 0 ? 1 : 0;
-      let redundancy = 0;
-      for (const j of chosen) redundancy = Math.max(redundancy, cosine(candidate.vector, (candidates[j] as Candidate).vector));
-      if (used + separator + candidate.length > budget || redundancy >= SAME) {
+      const same = redundancy[i] ?? 0;
+      if (used + separator + candidate.length > budget || same >= SAME) {
         left.delete(i);
         continue;
       }
-      const score = RELEVANCE * (relevance[i] ?? 0) - (1 - RELEVANCE) * redundancy;
+      const score = RELEVANCE * (relevance[i] ?? 0) - (1 - RELEVANCE) * same;
       if (score > bestScore) {
         best = i;
         bestScore = score;
@@ -77,15 +92,17 @@ export function select(candidates: readonly Candidate[], centroid: Vector, budge
     }
     if (best < 0) break;
     left.delete(best);
-    used += (chosen.length > 0 ? 1 : 0) + (candidates[best] as Candidate).length;
+    used += separator + (candidates[best] as Candidate).length;
     chosen.push(best);
+    const picked = (candidates[best] as Candidate).vector;
+    for (const i of left) redundancy[i] = Math.max(redundancy[i] ?? 0, cosine((candidates[i] as Candidate).vector, picked));
   }
   return chosen;
 }
 
 /** The centroid of some sentences' stems: each stem at its idf times the number of sentences holding it. */
 export function centroidOf(sentences: readonly (readonly string[])[], idf: (stem: string) => number): Vector {
-  const centroid: Vector = new Map();
-  for (const stems of sentences) for (const stem of stems) centroid.set(stem, (centroid.get(stem) ?? 0) + idf(stem));
-  return centroid;
+  const weights = new Map<string, number>();
+  for (const stems of sentences) for (const stem of stems) weights.set(stem, (weights.get(stem) ?? 0) + idf(stem));
+  return vector(weights);
 }

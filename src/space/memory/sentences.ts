@@ -23,6 +23,9 @@ const ABBREVIATIONS = new Set(
     " ",
   ),
 );
+/** Whitespace `collapse` would change: any but a single space between words. */
+const UNEVEN_SPACE = /[^\S ]| {2}|^ | $/;
+
 /** A letter's or an e-mail's salutation, up to its comma ("Hi team,", "Dear Ms Lee,"): a sentence of its own. */
 const SALUTATION = /^\s*(hi|hello|hey|hiya|dear|good (morning|afternoon|evening)|morning|evening)( [\p{L}'’.-]+){0,3}\s*,/iu;
 
@@ -35,7 +38,8 @@ export function sentencesOf(text: string | null): Sentence[] {
   const sentences: Sentence[] = [];
   let start = 0;
   const push = (end: number) => {
-    const piece = collapse(text.slice(start, end));
+    const slice = text.slice(start, end);
+    const piece = UNEVEN_SPACE.test(slice) ? collapse(slice) : slice;
     if (piece !== "") sentences.push({ text: piece, ...trimmed(text, start, end) });
     start = end;
   };
@@ -87,6 +91,7 @@ export function punctuate(part: string): string {
  * (unless one word fills the whole limit) and is marked with "…".
  */
 export function cut(text: string, limit: number): string {
+  if (text.length <= limit) return text; // fewer UTF-16 units, so fewer code points
   const points = Array.from(text);
   if (points.length <= limit) return text;
   const head = points.slice(0, limit - 1).join("");

@@ -122,18 +122,21 @@ const FIRST_PERSON: ReadonlySet<string> = new Set([
 const SUBJECT = /^(i|my|we|our|im|ive|mine|me and)\b/;
 
 /** The sentence after its last comma, colon or semicolon ("oh wait, one more thing: do you deliver on Sundays"), normalized. */
-const lastClause = (text: string) =>
-  normalized(text.slice(Math.max(text.lastIndexOf(","), text.lastIndexOf(":"), text.lastIndexOf(";")) + 1));
+const lastClause = (text: string) => {
+  const at = Math.max(text.lastIndexOf(","), text.lastIndexOf(":"), text.lastIndexOf(";"));
+  return at < 0 ? "" : normalized(text.slice(at + 1));
+};
 
 /** Lower case, typographic apostrophes made plain, other punctuation and emoji turned to spaces. */
 export function normalized(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[’‘`]/g, "'")
-    .replace(/[^\p{L}\p{N}'\s]+/gu, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  const lower = text.toLowerCase();
+  return (TYPOGRAPHIC.test(lower) ? lower.replace(TYPOGRAPHIC_ALL, "'") : lower).replace(NOT_WORD, " ").trim();
 }
+
+const TYPOGRAPHIC = /[’‘`]/;
+const TYPOGRAPHIC_ALL = /[’‘`]/g;
+/** Runs of anything but letters, digits and apostrophes (whitespace included) become one space. */
+const NOT_WORD = /[^\p{L}\p{N}']+/gu;
 
 /** The sentences of a text as read (`Reading`). Never throws. */
 export function readingsOf(text: string | null): Reading[] {
