@@ -22,6 +22,7 @@ import m0020 from "./0020_suggestion_patterns.sql";
 import m0021 from "./0021_linkage_profiles.sql";
 import m0022 from "./0022_search_turns.sql";
 import m0023 from "./0023_model_summaries.sql";
+import m0024 from "./0024_person_token_cuts_scoped_answers.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -51,5 +52,6 @@ export default {
     m0021,
     m0022,
     m0023,
+    m0024,
   },
 };

@@ -1,4 +1,4 @@
-import type { PersonPrincipal } from "./person-token";
+import type { PersonActor } from "./person-token";
 import type { KeyMode } from "./source-key";
 
 /**
@@ -8,4 +8,4 @@ import type { KeyMode } from "./source-key";
  */
 export type PresentedCredential =
   | { kind: "key"; keyId: string; digest: string; mode: KeyMode; space: string; region: string }
-  | { kind: "person"; person: PersonPrincipal };
+  | { kind: "person"; person: PersonActor };

@@ -37,6 +37,17 @@ export const PersonInputSchema = z
   })
   .openapi("PersonInput");
 
+export const PersonUpdateSchema = z
+  .strictObject({
+    name: NameSchema.nullable().optional(),
+    roles: PersonInputSchema.shape.roles.optional(),
+    vendor_sources: PersonInputSchema.shape.vendor_sources,
+  })
+  .openapi("PersonUpdate", {
+    description:
+      "The fields to change; absent ones stay. A change of `roles` or `vendor_sources` ends the person's tokens from the next request on.",
+  });
+
 export const PersonSchema = z
   .object({
     person_id: z.string(),
@@ -191,6 +202,7 @@ export const IdParamSchema = z.object({ id: z.string().min(1).max(128) });
 
 export type PersonInput = z.infer<typeof PersonInputSchema>;
 export type Person = z.infer<typeof PersonSchema>;
+export type PersonUpdate = z.infer<typeof PersonUpdateSchema>;
 export type TenantInput = z.infer<typeof TenantInputSchema>;
 export type TenantCreated = z.infer<typeof TenantCreatedSchema>;
 export type Project = z.infer<typeof ProjectSchema>;

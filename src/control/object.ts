@@ -3,7 +3,7 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/control/migrations.js";
 import { hashPassword } from "../auth/password";
-import type { PersonPrincipal } from "../auth/person-token";
+import type { PersonActor, PersonPrincipal } from "../auth/person-token";
 import { importPepper } from "../auth/source-key";
 import { type Clock, systemClock } from "../clock";
 import type { SpaceConfigValues } from "../contract/config";
@@ -12,6 +12,7 @@ import type {
   KeyInput,
   Person,
   PersonInput,
+  PersonUpdate,
   Project,
   Source,
   SourceInput,
@@ -29,12 +30,13 @@ import type { ControlDb } from "./db";
 import { developmentSecrets } from "./generated-secrets";
 import { controlIdempotencyStore } from "./idempotency";
 import { createKey, type KeyIssuer, requireKey, revokeKey, rotateKey } from "./keys";
-import { getPerson, insertPerson, listPeople, login, personView } from "./people";
+import { insertPerson, listPeople, login, type PersonRow, personView, removePerson, updatePerson } from "./people";
 import { createProject, listProjects, requireProject } from "./projects";
 import { spaceSnapshot } from "./replication";
 import { insertSource, listSources, requireSource, sourceView } from "./sources";
-import { insertSpace, listSpaces, requireSpace, type SpaceRow, type SpaceView, spaceView } from "./spaces";
+import { insertSpace, listSpaces, requireSpace, type SpaceRow, type SpaceView, spaceView, tenantSpaces } from "./spaces";
 import { createTenant } from "./tenants";
+import { cutToken, requireLiveToken } from "./token-cuts";
 
 export interface PageRequest {
   cursor?: string | undefined;
@@ -48,9 +50,10 @@ interface Page<T> {
 
 /**
  * The control plane: tenants, people, projects, spaces, sources, keys and configuration. One
- * object for the deployment. The edge has verified the person token and the route's roles; every
- * method here scopes what it touches to the actor's tenant (another tenant's record is `404`).
- * A change a space must know about is pushed to the space's object before the method returns.
+ * object for the deployment. The edge has verified the person token's signature and the route's
+ * roles; every method here first checks that the token was not cut (`#as`), and scopes what it
+ * touches to the actor's tenant (another tenant's record is `404`). A change a space must know
+ * about is pushed to the space's object before the method returns.
  */
 export class ControlObject extends DurableObject<Env> {
   /** Tests move time through this (DESIGN §4). */
@@ -80,39 +83,61 @@ export class ControlObject extends DurableObject<Env> {
     });
   }
 
-  async login(email: string, password: string): Promise<Outcome<PersonPrincipal>> {
+  async login(email: string, password: string): Promise<Outcome<{ person: PersonPrincipal; generation: number }>> {
     return outcomeOf(() => login(this.#db, email, password, this.clock.now()));
   }
 
-  async me(actor: PersonPrincipal): Promise<Outcome<Person>> {
-    return outcomeOf(() => {
-      const person = getPerson(this.#db, actor.personId);
-      if (!person) throw new Problem("unauthenticated", "the person no longer exists");
-      return personView(person);
+  /** Ends the token the request came with, in every space of the tenant, before it answers. */
+  async logout(actor: PersonActor): Promise<Outcome<null>> {
+    return this.#as(actor, async () => {
+      cutToken(this.#db, actor);
+      await this.#pushTenant(actor.tenantId);
+      return null;
     });
   }
 
-  async createPerson(actor: PersonPrincipal, input: PersonInput): Promise<Outcome<Person>> {
-    return outcomeOf(async () => {
+  async me(actor: PersonActor): Promise<Outcome<Person>> {
+    return this.#as(actor, (person) => personView(person));
+  }
+
+  async createPerson(actor: PersonActor, input: PersonInput): Promise<Outcome<Person>> {
+    return this.#as(actor, async () => {
       const hash = await hashPassword(input.password);
       return personView(insertPerson(this.#db, actor.tenantId, input, hash, this.clock.now()));
     });
   }
 
-  async listPeople(actor: PersonPrincipal, page: PageRequest): Promise<Outcome<Page<Person>>> {
-    return outcomeOf(() => listPeople(this.#db, actor.tenantId, decodeCursor(page.cursor), page.limit));
+  /** A change of roles or bindings cuts the person's tokens in every space of the tenant before it answers. */
+  async updatePerson(actor: PersonActor, personId: string, input: PersonUpdate): Promise<Outcome<Person>> {
+    return this.#as(actor, async () => {
+      const person = this.#db.transaction(() => updatePerson(this.#db, actor.tenantId, personId, input, this.clock.now()));
+      await this.#pushTenant(actor.tenantId);
+      return personView(person);
+    });
   }
 
-  async createProject(actor: PersonPrincipal, name: string): Promise<Outcome<Project>> {
-    return outcomeOf(() => createProject(this.#db, actor.tenantId, name, this.clock.now()));
+  async removePerson(actor: PersonActor, personId: string): Promise<Outcome<null>> {
+    return this.#as(actor, async () => {
+      this.#db.transaction(() => removePerson(this.#db, actor.tenantId, personId, this.clock.now()));
+      await this.#pushTenant(actor.tenantId);
+      return null;
+    });
   }
 
-  async listProjects(actor: PersonPrincipal, page: PageRequest): Promise<Outcome<Page<Project>>> {
-    return outcomeOf(() => listProjects(this.#db, actor.tenantId, decodeCursor(page.cursor), page.limit));
+  async listPeople(actor: PersonActor, page: PageRequest): Promise<Outcome<Page<Person>>> {
+    return this.#as(actor, () => listPeople(this.#db, actor.tenantId, decodeCursor(page.cursor), page.limit));
   }
 
-  async createSpace(actor: PersonPrincipal, projectId: string, name: string, region: string): Promise<Outcome<SpaceView>> {
-    return outcomeOf(async () => {
+  async createProject(actor: PersonActor, name: string): Promise<Outcome<Project>> {
+    return this.#as(actor, () => createProject(this.#db, actor.tenantId, name, this.clock.now()));
+  }
+
+  async listProjects(actor: PersonActor, page: PageRequest): Promise<Outcome<Page<Project>>> {
+    return this.#as(actor, () => listProjects(this.#db, actor.tenantId, decodeCursor(page.cursor), page.limit));
+  }
+
+  async createSpace(actor: PersonActor, projectId: string, name: string, region: string): Promise<Outcome<SpaceView>> {
+    return this.#as(actor, async () => {
       const project = requireProject(this.#db, actor.tenantId, projectId);
       const space = insertSpace(this.#db, project, name, region, this.clock.now());
       await this.#push(space);
@@ -120,15 +145,15 @@ export class ControlObject extends DurableObject<Env> {
     });
   }
 
-  async listSpaces(actor: PersonPrincipal, projectId: string, page: PageRequest): Promise<Outcome<Page<SpaceView>>> {
-    return outcomeOf(() => {
+  async listSpaces(actor: PersonActor, projectId: string, page: PageRequest): Promise<Outcome<Page<SpaceView>>> {
+    return this.#as(actor, () => {
       requireProject(this.#db, actor.tenantId, projectId);
       return listSpaces(this.#db, projectId, decodeCursor(page.cursor), page.limit);
     });
   }
 
-  async createSource(actor: PersonPrincipal, spaceId: string, input: SourceInput): Promise<Outcome<Source>> {
-    return outcomeOf(async () => {
+  async createSource(actor: PersonActor, spaceId: string, input: SourceInput): Promise<Outcome<Source>> {
+    return this.#as(actor, async () => {
       const space = requireSpace(this.#db, actor.tenantId, spaceId);
       const source = insertSource(this.#db, space, input, this.clock.now());
       await this.#push(space);
@@ -136,19 +161,14 @@ export class ControlObject extends DurableObject<Env> {
     });
   }
 
-  async listSources(actor: PersonPrincipal, spaceId: string, page: PageRequest): Promise<Outcome<Page<Source>>> {
-    return outcomeOf(() => {
+  async listSources(actor: PersonActor, spaceId: string, page: PageRequest): Promise<Outcome<Page<Source>>> {
+    return this.#as(actor, () => {
       requireSpace(this.#db, actor.tenantId, spaceId);
       return listSources(this.#db, spaceId, decodeCursor(page.cursor), page.limit);
     });
   }
 
-  async createKey(
-    actor: PersonPrincipal,
-    sourceId: string,
-    input: KeyInput,
-    idempotency: IdempotencyRequest,
-  ): Promise<Outcome<Key>> {
+  async createKey(actor: PersonActor, sourceId: string, input: KeyInput, idempotency: IdempotencyRequest): Promise<Outcome<Key>> {
     return this.#idempotent(actor, idempotency, async () => {
       const source = requireSource(this.#db, actor.tenantId, sourceId);
       const space = requireSpace(this.#db, actor.tenantId, source.spaceId);
@@ -158,7 +178,7 @@ export class ControlObject extends DurableObject<Env> {
     });
   }
 
-  async rotateKey(actor: PersonPrincipal, keyId: string, idempotency: IdempotencyRequest): Promise<Outcome<Key>> {
+  async rotateKey(actor: PersonActor, keyId: string, idempotency: IdempotencyRequest): Promise<Outcome<Key>> {
     return this.#idempotent(actor, idempotency, async () => {
       const row = requireKey(this.#db, actor.tenantId, keyId);
       const space = requireSpace(this.#db, actor.tenantId, row.spaceId);
@@ -168,7 +188,7 @@ export class ControlObject extends DurableObject<Env> {
     });
   }
 
-  async revokeKey(actor: PersonPrincipal, keyId: string, idempotency: IdempotencyRequest): Promise<Outcome<Key>> {
+  async revokeKey(actor: PersonActor, keyId: string, idempotency: IdempotencyRequest): Promise<Outcome<Key>> {
     return this.#idempotent(actor, idempotency, async () => {
       const row = requireKey(this.#db, actor.tenantId, keyId);
       const space = requireSpace(this.#db, actor.tenantId, row.spaceId);
@@ -178,15 +198,15 @@ export class ControlObject extends DurableObject<Env> {
     });
   }
 
-  async getConfig(actor: PersonPrincipal, spaceId: string, version?: number): Promise<Outcome<ConfigView>> {
-    return outcomeOf(() => {
+  async getConfig(actor: PersonActor, spaceId: string, version?: number): Promise<Outcome<ConfigView>> {
+    return this.#as(actor, () => {
       requireSpace(this.#db, actor.tenantId, spaceId);
       return getConfig(this.#db, spaceId, version);
     });
   }
 
-  async putConfig(actor: PersonPrincipal, spaceId: string, values: SpaceConfigValues): Promise<Outcome<ConfigView>> {
-    return outcomeOf(async () => {
+  async putConfig(actor: PersonActor, spaceId: string, values: SpaceConfigValues): Promise<Outcome<ConfigView>> {
+    return this.#as(actor, async () => {
       const space = requireSpace(this.#db, actor.tenantId, spaceId);
       const config = putConfig(this.#db, spaceId, values, actor.personId, this.clock.now());
       await this.#push(space);
@@ -203,7 +223,7 @@ export class ControlObject extends DurableObject<Env> {
     const previous = this.#pushes.get(space.spaceId) ?? Promise.resolve();
     const push = previous
       .catch(() => undefined)
-      .then(() => spaceObject(this.env, space.name).replicate(spaceSnapshot(this.#db, space)));
+      .then(() => spaceObject(this.env, space.name).replicate(spaceSnapshot(this.#db, space, this.clock.now())));
     this.#pushes.set(space.spaceId, push);
     try {
       await push;
@@ -212,9 +232,22 @@ export class ControlObject extends DurableObject<Env> {
     }
   }
 
-  /** Key writes carry an Idempotency-Key, kept per tenant. */
-  #idempotent<T>(actor: PersonPrincipal, request: IdempotencyRequest, work: () => Promise<T>): Promise<Outcome<T>> {
-    return outcomeOf(() => this.#writes.run({ ...request, scope: actor.tenantId }, work));
+  /** Every space of the tenant, after a cut of person tokens. */
+  async #pushTenant(tenantId: string): Promise<void> {
+    await Promise.all(tenantSpaces(this.#db, tenantId).map((space) => this.#push(space)));
+  }
+
+  /** A person's request: refused with `401` when the token was cut, else the work, given the person as stored. */
+  #as<T>(actor: PersonActor, work: (person: PersonRow) => T | Promise<T>): Promise<Outcome<T>> {
+    return outcomeOf(() => work(requireLiveToken(this.#db, actor)));
+  }
+
+  /**
+   * Key writes carry an Idempotency-Key, kept per person: another person sending the same key
+   * makes a fresh request and never receives the first one's answer (a new key's secret).
+   */
+  #idempotent<T>(actor: PersonActor, request: IdempotencyRequest, work: () => Promise<T>): Promise<Outcome<T>> {
+    return this.#as(actor, () => this.#writes.run({ ...request, scope: `person:${actor.personId}` }, work));
   }
 
   #keyIssuer(): Promise<KeyIssuer> {

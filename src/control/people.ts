@@ -1,15 +1,16 @@
-import { and, asc, eq, gte, lt } from "drizzle-orm";
+import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
 import { hashPassword, verifyPassword } from "../auth/password";
 import type { PersonPrincipal } from "../auth/person-token";
 import type { Role } from "../contract/common";
-import type { Person, PersonInput } from "../contract/control";
+import type { Person, PersonInput, PersonUpdate } from "../contract/control";
 import { Problem } from "../http/problem";
 import { uuidv7 } from "../ids";
 import { type ControlDb, iso } from "./db";
 import { listPage } from "./paging";
-import { loginFailures, people } from "./schema";
+import { loginFailures, people, sources } from "./schema";
+import { cutPerson } from "./token-cuts";
 
-type PersonRow = typeof people.$inferSelect;
+export type PersonRow = typeof people.$inferSelect;
 
 const FAILURES_ALLOWED = 5;
 const FAILURE_WINDOW_MS = 15 * 60 * 1000;
@@ -38,6 +39,7 @@ export function insertPerson(
   if (db.select({ id: people.personId }).from(people).where(eq(people.email, email)).get()) {
     throw new Problem("conflict", "a person with this e-mail exists");
   }
+  requireTenantSources(db, tenantId, input.vendor_sources ?? [], "vendor_sources");
   const row: PersonRow = {
     personId: uuidv7(now),
     tenantId,
@@ -46,6 +48,7 @@ export function insertPerson(
     roles: input.roles,
     vendorSources: input.vendor_sources ?? [],
     passwordHash,
+    tokenGeneration: 0,
     createdAt: now,
   };
   db.insert(people).values(row).run();
@@ -54,6 +57,76 @@ export function insertPerson(
 
 export function getPerson(db: ControlDb, personId: string): PersonRow | undefined {
   return db.select().from(people).where(eq(people.personId, personId)).get();
+}
+
+/** The tenant's person, or `404`. */
+function requirePerson(db: ControlDb, tenantId: string, personId: string): PersonRow {
+  const row = getPerson(db, personId);
+  if (!row || row.tenantId !== tenantId) throw new Problem("not_found", "no such person");
+  return row;
+}
+
+/**
+ * A vendor binding names sources of the person's own tenant only; another tenant's source and an
+ * unknown id are the same `422`, so the answer never tells whether a source exists elsewhere.
+ */
+function requireTenantSources(db: ControlDb, tenantId: string, sourceIds: readonly string[], field: string): void {
+  sourceIds.forEach((sourceId, at) => {
+    const row = db.select({ tenantId: sources.tenantId }).from(sources).where(eq(sources.sourceId, sourceId)).get();
+    if (row?.tenantId !== tenantId) throw new Problem("invalid_input", `${field}.${at}: not_a_source_of_this_tenant`);
+  });
+}
+
+/** The tenant keeps one `admin` at least: no change may remove the last. */
+function keepsAnAdmin(db: ControlDb, person: PersonRow, rolesAfter: readonly string[] | null): void {
+  if (!person.roles.includes("admin") || rolesAfter?.includes("admin")) return;
+  const admins = db
+    .select({ count: sql<number>`count(*)` })
+    .from(people)
+    .where(
+      and(eq(people.tenantId, person.tenantId), sql`exists (select 1 from json_each(${people.roles}) where value = 'admin')`),
+    )
+    .get();
+  if ((admins?.count ?? 0) <= 1) throw new Problem("conflict", "the tenant's last admin cannot lose the role");
+}
+
+/**
+ * Changes a person's name, roles or vendor bindings. A change of roles or bindings raises the
+ * person's token generation and cuts every token issued before it (the caller pushes the cut to
+ * the tenant's spaces): a token's claims are never more than the person holds now.
+ */
+export function updatePerson(db: ControlDb, tenantId: string, personId: string, input: PersonUpdate, now: number): PersonRow {
+  const person = requirePerson(db, tenantId, personId);
+  if (input.vendor_sources) requireTenantSources(db, tenantId, input.vendor_sources, "vendor_sources");
+  if (input.roles) keepsAnAdmin(db, person, input.roles);
+  const roles = input.roles ?? person.roles;
+  const vendorSources = input.vendor_sources ?? person.vendorSources;
+  const changesAccess = !sameSet(roles, person.roles) || !sameSet(vendorSources, person.vendorSources);
+  const row: PersonRow = {
+    ...person,
+    name: input.name === undefined ? person.name : input.name,
+    roles,
+    vendorSources,
+    tokenGeneration: person.tokenGeneration + (changesAccess ? 1 : 0),
+  };
+  db.update(people)
+    .set({ name: row.name, roles: row.roles, vendorSources: row.vendorSources, tokenGeneration: row.tokenGeneration })
+    .where(eq(people.personId, personId))
+    .run();
+  if (changesAccess) cutPerson(db, row, row.tokenGeneration, now);
+  return row;
+}
+
+/** Removes a person; every token they hold is cut (the caller pushes the cut to the tenant's spaces). */
+export function removePerson(db: ControlDb, tenantId: string, personId: string, now: number): void {
+  const person = requirePerson(db, tenantId, personId);
+  keepsAnAdmin(db, person, null);
+  db.delete(people).where(eq(people.personId, personId)).run();
+  cutPerson(db, person, person.tokenGeneration + 1, now);
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value) => b.includes(value));
 }
 
 export function listPeople(db: ControlDb, tenantId: string, after: string | null, limit: number) {
@@ -72,7 +145,12 @@ function unknownPersonHash(): Promise<string> {
  * the oldest of them ages out (`429` with `Retry-After`); an unknown e-mail fails like a wrong
  * password, so the answer never tells whether a person exists.
  */
-export async function login(db: ControlDb, email: string, password: string, now: number): Promise<PersonPrincipal> {
+export async function login(
+  db: ControlDb,
+  email: string,
+  password: string,
+  now: number,
+): Promise<{ person: PersonPrincipal; generation: number }> {
   const normalized = email.trim().toLowerCase();
   db.delete(loginFailures)
     .where(lt(loginFailures.at, now - FAILURE_WINDOW_MS))
@@ -98,10 +176,13 @@ export async function login(db: ControlDb, email: string, password: string, now:
   }
   db.delete(loginFailures).where(eq(loginFailures.email, normalized)).run();
   return {
-    kind: "person",
-    personId: person.personId,
-    tenantId: person.tenantId,
-    roles: person.roles as Role[],
-    vendorSources: person.vendorSources,
+    person: {
+      kind: "person",
+      personId: person.personId,
+      tenantId: person.tenantId,
+      roles: person.roles as Role[],
+      vendorSources: person.vendorSources,
+    },
+    generation: person.tokenGeneration,
   };
 }

@@ -6,9 +6,10 @@ import type { ReplicaSnapshot } from "../space/replica";
 import type { ControlDb } from "./db";
 import { configs, keys, sources } from "./schema";
 import type { SpaceRow } from "./spaces";
+import { tenantCuts } from "./token-cuts";
 
 /** What the space's object must hold to admit requests: built from the control tables. */
-export function spaceSnapshot(db: ControlDb, space: SpaceRow): ReplicaSnapshot {
+export function spaceSnapshot(db: ControlDb, space: SpaceRow, now: number): ReplicaSnapshot {
   const config = db
     .select()
     .from(configs)
@@ -50,5 +51,6 @@ export function spaceSnapshot(db: ControlDb, space: SpaceRow): ReplicaSnapshot {
         act: { operations: row.actOperations, objectTypes: row.actObjectTypes },
       })),
     config: config ? { version: config.version, values: config.values as SpaceConfigValues } : { version: 0, values: {} },
+    tokenCuts: tenantCuts(db, space.tenantId, now),
   };
 }

@@ -17,9 +17,29 @@ export const people = sqliteTable(
     roles: text("roles", { mode: "json" }).notNull().$type<string[]>(),
     vendorSources: text("vendor_sources", { mode: "json" }).notNull().$type<string[]>(),
     passwordHash: text("password_hash").notNull(),
+    /** Raised when the person's roles or bindings change: tokens of an older generation are cut. */
+    tokenGeneration: integer("token_generation").notNull().default(0),
     createdAt: integer("created_at").notNull(),
   },
   (table) => [uniqueIndex("people_email").on(table.email), index("people_tenant").on(table.tenantId, table.personId)],
+);
+
+/**
+ * Person tokens ended before their expiry (src/auth/token-cuts.ts): a logout's token, or a
+ * person's tokens below a generation. Kept until every token a cut reaches has expired; pushed to
+ * the tenant's spaces with their replica. Owned by `token-cuts.ts`.
+ */
+export const tokenCuts = sqliteTable(
+  "token_cuts",
+  {
+    id: integer("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    personId: text("person_id").notNull(),
+    tokenId: text("token_id"),
+    generation: integer("generation").notNull(),
+    until: integer("until").notNull(),
+  },
+  (table) => [index("token_cuts_tenant").on(table.tenantId, table.until), index("token_cuts_token").on(table.tokenId)],
 );
 
 export const loginFailures = sqliteTable("login_failures", {
@@ -49,7 +69,12 @@ export const spaces = sqliteTable(
     region: text("region").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (table) => [uniqueIndex("spaces_name").on(table.name), index("spaces_project").on(table.projectId, table.spaceId)],
+  (table) => [
+    uniqueIndex("spaces_name").on(table.name),
+    index("spaces_project").on(table.projectId, table.spaceId),
+    // A cut of a person's tokens is pushed to every space of the tenant.
+    index("spaces_tenant").on(table.tenantId),
+  ],
 );
 
 export const sources = sqliteTable(
@@ -113,6 +138,12 @@ export const idempotencyRecords = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.scope, table.key] }), index("idempotency_created").on(table.createdAt)],
 );
+
+/** Keys the object made for itself (cursor signing: src/auth/signing-key.ts), random, never shown. */
+export const signingKeys = sqliteTable("signing_keys", {
+  name: text("name").primaryKey(),
+  secret: text("secret").notNull(),
+});
 
 /** Secrets generated for development only (DESIGN 3.1); production reads them from the environment. */
 export const generatedSecrets = sqliteTable("generated_secrets", {

@@ -49,6 +49,11 @@ export function listSpaces(db: ControlDb, projectId: string, after: string | nul
   return listPage(db, list, eq(spaces.projectId, projectId), after, limit);
 }
 
+/** Every space of a tenant. */
+export function tenantSpaces(db: ControlDb, tenantId: string): SpaceRow[] {
+  return db.select().from(spaces).where(eq(spaces.tenantId, tenantId)).all();
+}
+
 /** The tenant's space, or `404`. */
 export function requireSpace(db: ControlDb, tenantId: string, spaceId: string): SpaceRow {
   const row = db.select().from(spaces).where(eq(spaces.spaceId, spaceId)).get();

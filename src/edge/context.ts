@@ -1,4 +1,4 @@
-import type { PersonPrincipal } from "../auth/person-token";
+import type { PersonActor } from "../auth/person-token";
 import type { Env } from "../env";
 import type { EdgeSecrets } from "./secrets";
 
@@ -9,6 +9,6 @@ export interface AppEnv {
     requestId: string;
     secrets: EdgeSecrets;
     /** Set on control routes by `personOnly`. */
-    person: PersonPrincipal;
+    person: PersonActor;
   };
 }

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { PresentedCredential } from "../auth/credential";
-import { type PersonPrincipal, verifyPersonToken } from "../auth/person-token";
+import { type PersonActor, TOKEN_REFUSED, verifyPersonToken } from "../auth/person-token";
 import { authorize, type RoutePolicy } from "../auth/policy";
 import { keyDigest, parseSourceKey } from "../auth/source-key";
 import { Problem } from "../http/problem";
@@ -19,7 +19,7 @@ function bearer(c: Context<AppEnv>): string {
 /**
  * The credential of a data request, checked as far as the edge can without state: the key's
  * format and checksum, its space against the address, a person token's signature and expiry.
- * The space's object checks the rest against its replica.
+ * The space's object checks the rest against its replica (a revoked key, a cut token).
  */
 export async function presentCredential(c: Context<AppEnv>, space: string): Promise<PresentedCredential> {
   const token = bearer(c);
@@ -43,8 +43,11 @@ export async function presentCredential(c: Context<AppEnv>, space: string): Prom
   return { kind: "person", person: await personFrom(c, token) };
 }
 
-/** The person of a control request, holding one of the route's roles. A source key is `403`. */
-export async function requirePerson(c: Context<AppEnv>, policy: RoutePolicy): Promise<PersonPrincipal> {
+/**
+ * The person of a control request, holding one of the route's roles. A source key is `403`.
+ * Whether the token was cut is checked by the ControlObject, which every control route calls.
+ */
+export async function requirePerson(c: Context<AppEnv>, policy: RoutePolicy): Promise<PersonActor> {
   const token = bearer(c);
   if (parseSourceKey(token, c.env.KEY_PREFIX)) throw new Problem("forbidden", "this route needs a person token");
   const person = await personFrom(c, token);
@@ -52,9 +55,9 @@ export async function requirePerson(c: Context<AppEnv>, policy: RoutePolicy): Pr
   return person;
 }
 
-async function personFrom(c: Context<AppEnv>, token: string): Promise<PersonPrincipal> {
+async function personFrom(c: Context<AppEnv>, token: string): Promise<PersonActor> {
   const person = JWT_SHAPE.test(token) ? await verifyPersonToken(c.get("secrets").jwtKey, token, Date.now()) : null;
-  if (!person) throw new Problem("unauthenticated", "the credential is malformed, unknown or expired");
+  if (!person) throw new Problem("unauthenticated", TOKEN_REFUSED);
   return person;
 }
 

@@ -1,4 +1,5 @@
 import type { PresentedCredential } from "../auth/credential";
+import { TOKEN_REFUSED } from "../auth/person-token";
 import { authorize, hasRole, type Principal, type RoutePolicy } from "../auth/policy";
 import { Problem } from "../http/problem";
 import { visibilityOf } from "./identity/masking";
@@ -14,7 +15,7 @@ export interface Caller {
 /**
  * Checks a presented credential against the space's replica, then the route's policy.
  * Every failure of the credential itself is the same `401`: the answer never tells an unknown
- * key from a revoked one.
+ * key from a revoked one, nor an expired person token from one that was cut.
  */
 export function admit(replica: Replica, credential: PresentedCredential, policy: RoutePolicy, now: number): Caller {
   const caller = identify(replica, credential, now);
@@ -24,6 +25,7 @@ export function admit(replica: Replica, credential: PresentedCredential, policy:
 
 function identify(replica: Replica, credential: PresentedCredential, now: number): Caller {
   if (credential.kind === "person") {
+    if (replica.tokenCuts.reaches(credential.person)) throw new Problem("unauthenticated", TOKEN_REFUSED);
     if (!replica.space || replica.space.tenantId !== credential.person.tenantId) {
       throw new Problem("forbidden", "the person has no access to this space");
     }
@@ -70,4 +72,9 @@ export function viewerOf(caller: Caller): Viewer {
   const onlyVendor =
     principal.kind === "person" && principal.roles.includes("vendor") && !hasRole(principal.roles, ["review", "security"]);
   return { visibility: visibilityOf(principal), sources: onlyVendor ? principal.vendorSources : null };
+}
+
+/** Whose kept answers a request may replay: its key's, or its person's (an `Idempotency-Key` is the caller's own). */
+export function callerScope({ principal }: Caller): string {
+  return principal.kind === "key" ? `key:${principal.keyId}` : `person:${principal.personId}`;
 }

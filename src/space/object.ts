@@ -30,7 +30,7 @@ import { type BodyInput, parseJsonBody } from "../http/body";
 import { parseOrRefuse } from "../http/issues";
 import { type Outcome, outcomeOf, Problem } from "../http/problem";
 import { checkedIdempotencyKey, type IdempotencyRequest, IdempotentWrites } from "../idempotency";
-import { admit, type Caller, viewerOf } from "./access";
+import { admit, type Caller, callerScope, viewerOf } from "./access";
 import { runDueTimers } from "./alarm";
 import { BatchPacing } from "./batch-pacing";
 import { BACKLOG_SESSIONS, CompilePacing } from "./compile-pacing";
@@ -51,7 +51,7 @@ import { type ModelSettings, ModelStep, type StepHost } from "./memory/model-ste
 import { DEFAULT_MODEL_DAILY_LIMIT } from "./memory/model-summaries";
 import { MODEL_TIMEOUT_MS, type SummaryModel } from "./memory/model-summarizer";
 import { timelineOf, timelineOfHandle, timelineRequest } from "./memory/timeline";
-import { applyReplicaSnapshot, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
+import { applyReplicaSnapshot, emptyReplica, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 import type { TermCache } from "./search/query";
 import { searchProfile, searchSpace } from "./search/search";
 import { nextDueAt } from "./timers";
@@ -88,7 +88,7 @@ export class SpaceObject extends DurableObject<Env> {
   #sql: SqlStorage;
   #intake: Intake;
   #writes: IdempotentWrites;
-  #replica: Replica = { space: null, keys: new Map(), sources: new Map(), config: { version: 0, values: {} } };
+  #replica: Replica = emptyReplica();
   /** The events of open sessions, per profile, in memory (DESIGN 3.8); rebuilt from SQLite as needed. */
   #hot = new HotTier(DEFAULT_HOT_TIER_BUDGET_MB * MB);
   /** Estimated document frequencies of frequent search terms (rebuilt as needed). */
@@ -393,7 +393,8 @@ export class SpaceObject extends DurableObject<Env> {
   /**
    * A write with an `Idempotency-Key`: admitted first, then the key and the body checked (a
    * malformed request is `422` whatever the key did before), then the work in one transaction,
-   * its answer kept 24 hours (a retry gets it again; another request is `409`).
+   * its answer kept 24 hours for this caller (a retry gets it again; another request is `409`;
+   * another caller with the same key makes a fresh request).
    */
   #idempotent<T, I = undefined>(
     credential: PresentedCredential,
@@ -403,7 +404,7 @@ export class SpaceObject extends DurableObject<Env> {
     parse: () => I = () => undefined as I,
   ): Promise<Outcome<T>> {
     return this.#admitted(credential, policy, (caller, now) => {
-      const request = { ...idempotency, scope: "", key: checkedIdempotencyKey(idempotency.key) };
+      const request = { ...idempotency, scope: callerScope(caller), key: checkedIdempotencyKey(idempotency.key) };
       const input = parse();
       return this.#writes.runInTransaction(
         request,

@@ -1,15 +1,16 @@
 import { eq } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type { KeyMode } from "../auth/source-key";
+import { type TokenCut, TokenCuts } from "../auth/token-cuts";
 import type { Level, Scope } from "../contract/common";
 import type { SpaceConfigValues } from "../contract/config";
-import { replicaConfig, replicaKeys, replicaSources, spaceRecord } from "./schema";
+import { replicaConfig, replicaKeys, replicaSources, replicaTokenCuts, spaceRecord } from "./schema";
 
 /**
  * The space's copy of what the ControlObject decides: the space, its sources, its keys (as
- * digests) and its configuration. The ControlObject pushes every change before it answers, so
- * a revoked key is refused on the very next request; the copy is kept in SQLite so that it
- * survives a restart of the object.
+ * digests), its configuration and the tenant's cut person tokens. The ControlObject pushes every
+ * change before it answers, so a revoked key or a cut token is refused on the very next request;
+ * the copy is kept in SQLite so that it survives a restart of the object.
  */
 export interface SpaceRecord {
   spaceId: string;
@@ -47,6 +48,7 @@ export interface ReplicaSnapshot {
   keys: KeyRecord[];
   sources: SourceRecord[];
   config: ConfigRecord;
+  tokenCuts: TokenCut[];
 }
 
 export interface Replica {
@@ -54,9 +56,15 @@ export interface Replica {
   keys: Map<string, KeyRecord>;
   sources: Map<string, SourceRecord>;
   config: ConfigRecord;
+  tokenCuts: TokenCuts;
 }
 
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>;
+
+/** Before the first push: no space, so every credential is refused. */
+export function emptyReplica(): Replica {
+  return { space: null, keys: new Map(), sources: new Map(), config: { version: 0, values: {} }, tokenCuts: new TokenCuts([]) };
+}
 
 export function loadReplica(db: Db): Replica {
   const space = db.select().from(spaceRecord).get() ?? null;
@@ -84,6 +92,7 @@ export function loadReplica(db: Db): Replica {
     keys,
     sources,
     config: config ? { version: config.version, values: config.values as SpaceConfigValues } : { version: 0, values: {} },
+    tokenCuts: new TokenCuts(db.select().from(replicaTokenCuts).all()),
   };
 }
 
@@ -108,6 +117,8 @@ export function applyReplicaSnapshot(db: Db, snapshot: ReplicaSnapshot): void {
       })
       .run();
   }
+  db.delete(replicaTokenCuts).run();
+  for (const cut of snapshot.tokenCuts) db.insert(replicaTokenCuts).values(cut).run();
   const current = db.select().from(replicaConfig).where(eq(replicaConfig.id, 1)).get();
   if (!current || current.version <= snapshot.config.version) {
     const row = { id: 1, version: snapshot.config.version, values: snapshot.config.values };

@@ -48,18 +48,26 @@ export const items = sqliteTable(
 
 /**
  * Answers of writes that carry an `Idempotency-Key` (identity writes), kept 24 hours with the
- * hash of the request. Owned by `idempotency.ts`.
+ * hash of the request, per caller (`scope`: `key:<key id>` or `person:<person id>`): another
+ * caller's answer is never replayed. Owned by `idempotency.ts`.
  */
 export const idempotencyRecords = sqliteTable(
   "idempotency_records",
   {
-    key: text("key").primaryKey(),
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
     requestHash: text("request_hash").notNull(),
     answer: text("answer", { mode: "json" }).notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (table) => [index("idempotency_records_created_at").on(table.createdAt)],
+  (table) => [primaryKey({ columns: [table.scope, table.key] }), index("idempotency_records_created_at").on(table.createdAt)],
 );
+
+/** Keys the object made for itself (cursor signing: src/auth/signing-key.ts), random, never shown. */
+export const signingKeys = sqliteTable("signing_keys", {
+  name: text("name").primaryKey(),
+  secret: text("secret").notNull(),
+});
 
 /** Every timed effect (DESIGN §4): one row per due effect, one alarm at the earliest. Owned by `timers.ts`. */
 export const timers = sqliteTable(
@@ -112,6 +120,15 @@ export const replicaConfig = sqliteTable("replica_config", {
   id: integer("id").primaryKey(),
   version: integer("version").notNull(),
   values: text("values", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
+});
+
+/** The tenant's person tokens cut before their expiry (src/auth/token-cuts.ts). Owned by `replica.ts`. */
+export const replicaTokenCuts = sqliteTable("replica_token_cuts", {
+  id: integer("id").primaryKey(),
+  personId: text("person_id").notNull(),
+  tokenId: text("token_id"),
+  generation: integer("generation").notNull(),
+  until: integer("until").notNull(),
 });
 
 /** Each inbox's fold generation: a reader's memory of the inbox's keys is good while it holds. Owned by `inbox-keys.ts`. */

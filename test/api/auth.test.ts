@@ -162,9 +162,9 @@ describe("person tokens on data routes", () => {
       vendorSources: [],
     };
     const key = new TextEncoder().encode("test-jwt-secret");
-    const expired = await signPersonToken(key, person, Date.now() - 16 * 60_000);
+    const expired = await signPersonToken(key, person, 0, Date.now() - 16 * 60_000);
     await expectProblem(await whoami(space, expired.token), 401, "unauthenticated");
-    const foreign = await signPersonToken(new TextEncoder().encode("another secret"), person, Date.now());
+    const foreign = await signPersonToken(new TextEncoder().encode("another secret"), person, 0, Date.now());
     await expectProblem(await whoami(space, foreign.token), 401, "unauthenticated");
     const [header, , signature] = space.tenant.token.split(".");
     const payload = btoa(

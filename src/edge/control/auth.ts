@@ -23,6 +23,20 @@ const loginRoute = createRoute({
   },
 });
 
+const logoutRoute = createRoute({
+  method: "post",
+  path: "/v1/auth/logout",
+  summary: "Log out",
+  description:
+    "Ends the person token the request carries, on the control API and in every space of the tenant, before it answers: from the next request on the token is `401` everywhere. Other tokens of the person stay valid. No body.",
+  security: [{ personToken: [] }],
+  middleware: [personOnly(POLICIES.me)] as const,
+  responses: {
+    204: { description: "The token is ended." },
+    ...problems(401, 403, 422, 500, 503),
+  },
+});
+
 const meRoute = createRoute({
   method: "get",
   path: "/v1/users/me",
@@ -38,8 +52,12 @@ const meRoute = createRoute({
 export const authRoutes = new OpenAPIHono<AppEnv>()
   .openapi(loginRoute, async (c) => {
     const { email, password } = c.req.valid("json");
-    const person = unwrap(await controlObject(c.env).login(email, password));
-    const { token, expiresAt } = await signPersonToken(c.get("secrets").jwtKey, person, Date.now());
+    const { person, generation } = unwrap(await controlObject(c.env).login(email, password));
+    const { token, expiresAt } = await signPersonToken(c.get("secrets").jwtKey, person, generation, Date.now());
     return c.json({ token, expires_at: new Date(expiresAt).toISOString() }, 200);
+  })
+  .openapi(logoutRoute, async (c) => {
+    unwrap(await controlObject(c.env).logout(c.get("person")));
+    return c.body(null, 204);
   })
   .openapi(meRoute, async (c) => c.json(unwrap(await controlObject(c.env).me(c.get("person"))), 200));

@@ -1,0 +1,163 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { PersonSchema } from "../../src/contract/control";
+import { call, createSpace, createTenant, json, type Space, uniqueName } from "../support/seed";
+
+const PASSWORD = "correct horse battery staple";
+
+async function expectUnauthenticated(response: Response) {
+  const text = await response.text();
+  expect(response.status, text).toBe(401);
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  expect(JSON.parse(text).code).toBe("unauthenticated");
+}
+
+async function login(email: string): Promise<string> {
+  const answer = await json<{ token: string }>(
+    await call("POST", "/control/v1/auth/login", { body: { email, password: PASSWORD } }),
+    200,
+  );
+  return answer.token;
+}
+
+/** A person of the space's tenant with `roles`, logged in. */
+async function addPerson(space: Space, roles: string[], extra: Record<string, unknown> = {}) {
+  const email = `${uniqueName("p")}@example.test`;
+  const person = PersonSchema.parse(
+    await json(
+      await call("POST", "/control/v1/people", {
+        token: space.tenant.token,
+        body: { email, password: PASSWORD, roles, ...extra },
+      }),
+      201,
+    ),
+  );
+  return { id: person.person_id, email, token: await login(email) };
+}
+
+const whoami = (space: Space, token: string) => call("GET", `/spaces/${space.name}/v1/whoami`, { token });
+const me = (token: string) => call("GET", "/control/v1/users/me", { token });
+
+describe("POST /v1/auth/logout: ends the token it is called with", () => {
+  it("answers 204; from the next request the token is 401 on a space route and a control route, other tokens stay", async () => {
+    const space = await createSpace();
+    const person = await addPerson(space, ["review"]);
+    const other = await login(person.email);
+    expect((await whoami(space, person.token)).status).toBe(200);
+    expect((await me(person.token)).status).toBe(200);
+
+    const logout = await call("POST", "/control/v1/auth/logout", { token: person.token });
+    expect(logout.status).toBe(204);
+    expect(await logout.text()).toBe("");
+
+    await expectUnauthenticated(await whoami(space, person.token));
+    await expectUnauthenticated(await me(person.token));
+    await expectUnauthenticated(await call("POST", "/control/v1/auth/logout", { token: person.token }));
+    // The same person's other token was not ended.
+    expect((await whoami(space, other)).status).toBe(200);
+    expect((await me(other)).status).toBe(200);
+  });
+
+  it("reaches every space of the tenant, one created after the logout, and survives a restart of the space", async () => {
+    const space = await createSpace();
+    const token = await login(space.tenant.email);
+    expect((await whoami(space, token)).status).toBe(200);
+    expect((await call("POST", "/control/v1/auth/logout", { token })).status).toBe(204);
+
+    const stub = env.SPACE.get(env.SPACE.idFromName(space.name));
+    await runInDurableObject(stub, (_instance, state) => state.abort("restart")).catch(() => undefined);
+    await expectUnauthenticated(await whoami(space, token));
+
+    const projects = await json<{ data: { project_id: string }[] }>(
+      await call("GET", "/control/v1/projects", { token: space.tenant.token }),
+      200,
+    );
+    const later = await json<{ name: string }>(
+      await call("POST", `/control/v1/projects/${projects.data[0]?.project_id}/spaces`, {
+        token: space.tenant.token,
+        body: { name: uniqueName("s") },
+      }),
+      201,
+    );
+    const laterSpace = { ...space, name: later.name };
+    await expectUnauthenticated(await whoami(laterSpace, token));
+    expect((await whoami(laterSpace, space.tenant.token)).status).toBe(200);
+  });
+
+  it("needs a person token: none is 401, a source key is 403", async () => {
+    const space = await createSpace();
+    await expectUnauthenticated(await call("POST", "/control/v1/auth/logout"));
+    expect((await call("POST", "/control/v1/auth/logout", { token: space.key })).status).toBe(403);
+  });
+});
+
+describe("people and roles: a change ends the person's tokens on the next request", () => {
+  it("DELETE /v1/people/{id}: the removed person's token is 401 on a space and on the control API", async () => {
+    const space = await createSpace();
+    const person = await addPerson(space, ["review"]);
+    expect((await whoami(space, person.token)).status).toBe(200);
+
+    const removed = await call("DELETE", `/control/v1/people/${person.id}`, { token: space.tenant.token });
+    expect(removed.status).toBe(204);
+
+    await expectUnauthenticated(await whoami(space, person.token));
+    await expectUnauthenticated(await me(person.token));
+    await expectUnauthenticated(
+      await call("POST", "/control/v1/auth/login", { body: { email: person.email, password: PASSWORD } }),
+    );
+    expect((await call("DELETE", `/control/v1/people/${person.id}`, { token: space.tenant.token })).status).toBe(404);
+  });
+
+  it("PATCH /v1/people/{id} removing a role: the old token is 401; a new login carries the new roles", async () => {
+    const space = await createSpace();
+    const person = await addPerson(space, ["review", "analysis"]);
+    const profileRead = (token: string) => call("GET", `/spaces/${space.name}/v1/profiles/nope`, { token });
+    expect((await profileRead(person.token)).status).toBe(404);
+
+    const changed = PersonSchema.parse(
+      await json(
+        await call("PATCH", `/control/v1/people/${person.id}`, { token: space.tenant.token, body: { roles: ["analysis"] } }),
+        200,
+      ),
+    );
+    expect(changed.roles).toEqual(["analysis"]);
+
+    await expectUnauthenticated(await profileRead(person.token));
+    await expectUnauthenticated(await me(person.token));
+    const fresh = await login(person.email);
+    expect((await profileRead(fresh)).status).toBe(403);
+    const who = await json<{ principal: { roles: string[] } }>(await whoami(space, fresh), 200);
+    expect(who.principal.roles).toEqual(["analysis"]);
+  });
+
+  it("a change of vendor bindings ends tokens too; a change of name alone does not", async () => {
+    const space = await createSpace();
+    const person = await addPerson(space, ["vendor"], { vendor_sources: [space.sourceId] });
+    const renamed = await call("PATCH", `/control/v1/people/${person.id}`, { token: space.tenant.token, body: { name: "Sam" } });
+    expect(PersonSchema.parse(await json(renamed, 200)).name).toBe("Sam");
+    expect((await whoami(space, person.token)).status).toBe(200);
+
+    await json(
+      await call("PATCH", `/control/v1/people/${person.id}`, { token: space.tenant.token, body: { vendor_sources: [] } }),
+      200,
+    );
+    await expectUnauthenticated(await whoami(space, person.token));
+  });
+
+  it("keeps the tenant's last admin, and never touches another tenant's person", async () => {
+    const space = await createSpace();
+    const me_ = PersonSchema.parse(await json(await me(space.tenant.token), 200));
+    expect((await call("DELETE", `/control/v1/people/${me_.person_id}`, { token: space.tenant.token })).status).toBe(409);
+    const demote = await call("PATCH", `/control/v1/people/${me_.person_id}`, {
+      token: space.tenant.token,
+      body: { roles: ["review"] },
+    });
+    expect(demote.status).toBe(409);
+    expect((await me(space.tenant.token)).status).toBe(200);
+
+    const stranger = await createTenant();
+    expect((await call("DELETE", `/control/v1/people/${me_.person_id}`, { token: stranger.token })).status).toBe(404);
+    const patch = await call("PATCH", `/control/v1/people/${me_.person_id}`, { token: stranger.token, body: { name: "x" } });
+    expect(patch.status).toBe(404);
+  });
+});
