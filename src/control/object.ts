@@ -4,6 +4,7 @@ import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/control/migrations.js";
 import { hashPassword } from "../auth/password";
 import type { PersonActor, PersonPrincipal } from "../auth/person-token";
+import { signingKey } from "../auth/signing-key";
 import { importPepper } from "../auth/source-key";
 import { type Clock, systemClock } from "../clock";
 import type { SpaceConfigValues } from "../contract/config";
@@ -20,7 +21,7 @@ import type {
   TenantInput,
 } from "../contract/control";
 import type { Env } from "../env";
-import { decodeCursor } from "../http/cursor";
+import { type CursorList, CursorSeal, decodeCursor } from "../http/cursor";
 import { type Outcome, outcomeOf, Problem } from "../http/problem";
 import { type IdempotencyRequest, IdempotentWrites } from "../idempotency";
 import { isDevelopment, mergeSecrets, type Secrets } from "../secrets";
@@ -62,6 +63,7 @@ export class ControlObject extends DurableObject<Env> {
   #issuer: Promise<KeyIssuer> | undefined;
   #writes: IdempotentWrites;
   #pushes = new Map<string, Promise<void>>();
+  #cursors = new CursorSeal(() => signingKey(this.ctx.storage.sql, "cursor"));
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -125,7 +127,7 @@ export class ControlObject extends DurableObject<Env> {
   }
 
   async listPeople(actor: PersonActor, page: PageRequest): Promise<Outcome<Page<Person>>> {
-    return this.#as(actor, () => listPeople(this.#db, actor.tenantId, decodeCursor(page.cursor), page.limit));
+    return this.#as(actor, () => this.#paged("people", page, (after) => listPeople(this.#db, actor.tenantId, after, page.limit)));
   }
 
   async createProject(actor: PersonActor, name: string): Promise<Outcome<Project>> {
@@ -133,7 +135,9 @@ export class ControlObject extends DurableObject<Env> {
   }
 
   async listProjects(actor: PersonActor, page: PageRequest): Promise<Outcome<Page<Project>>> {
-    return this.#as(actor, () => listProjects(this.#db, actor.tenantId, decodeCursor(page.cursor), page.limit));
+    return this.#as(actor, () =>
+      this.#paged("projects", page, (after) => listProjects(this.#db, actor.tenantId, after, page.limit)),
+    );
   }
 
   async createSpace(actor: PersonActor, projectId: string, name: string, region: string): Promise<Outcome<SpaceView>> {
@@ -148,7 +152,7 @@ export class ControlObject extends DurableObject<Env> {
   async listSpaces(actor: PersonActor, projectId: string, page: PageRequest): Promise<Outcome<Page<SpaceView>>> {
     return this.#as(actor, () => {
       requireProject(this.#db, actor.tenantId, projectId);
-      return listSpaces(this.#db, projectId, decodeCursor(page.cursor), page.limit);
+      return this.#paged("spaces", page, (after) => listSpaces(this.#db, projectId, after, page.limit));
     });
   }
 
@@ -164,7 +168,7 @@ export class ControlObject extends DurableObject<Env> {
   async listSources(actor: PersonActor, spaceId: string, page: PageRequest): Promise<Outcome<Page<Source>>> {
     return this.#as(actor, () => {
       requireSpace(this.#db, actor.tenantId, spaceId);
-      return listSources(this.#db, spaceId, decodeCursor(page.cursor), page.limit);
+      return this.#paged("sources", page, (after) => listSources(this.#db, spaceId, after, page.limit));
     });
   }
 
@@ -230,6 +234,13 @@ export class ControlObject extends DurableObject<Env> {
     } finally {
       if (this.#pushes.get(space.spaceId) === push) this.#pushes.delete(space.spaceId);
     }
+  }
+
+  /** A page of a list: only a cursor this object signed is read (else `422`), and the next one is signed. */
+  async #paged<T>(list: CursorList, page: PageRequest, read: (after: string | null) => Page<T>): Promise<Page<T>> {
+    const after = decodeCursor(await this.#cursors.open(list, page.cursor, "query.cursor"));
+    const answer = read(after);
+    return { ...answer, next_cursor: await this.#cursors.seal(list, answer.next_cursor) };
   }
 
   /** Every space of the tenant, after a cut of person tokens. */

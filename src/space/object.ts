@@ -4,6 +4,7 @@ import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/space/migrations.js";
 import type { PresentedCredential } from "../auth/credential";
 import { POLICIES, type RoutePolicy } from "../auth/policy";
+import { signingKey } from "../auth/signing-key";
 import { type Clock, systemClock } from "../clock";
 import type { BatchAnswer } from "../contract/batch";
 import { type ContextAnswer, ContextInputSchema } from "../contract/context";
@@ -27,6 +28,7 @@ import type { ContextUseQuery, ContextUseReport } from "../contract/measurement"
 import { type ProfileSearchQuery, SearchInputSchema, type SearchPage } from "../contract/search";
 import type { Env } from "../env";
 import { type BodyInput, parseJsonBody } from "../http/body";
+import { type CursorList, CursorSeal } from "../http/cursor";
 import { parseOrRefuse } from "../http/issues";
 import { type Outcome, outcomeOf, Problem } from "../http/problem";
 import { checkedIdempotencyKey, type IdempotencyRequest, IdempotentWrites } from "../idempotency";
@@ -88,6 +90,7 @@ export class SpaceObject extends DurableObject<Env> {
   #sql: SqlStorage;
   #intake: Intake;
   #writes: IdempotentWrites;
+  #cursors = new CursorSeal(() => signingKey(this.#sql, "cursor"));
   #replica: Replica = emptyReplica();
   /** The events of open sessions, per profile, in memory (DESIGN 3.8); rebuilt from SQLite as needed. */
   #hot = new HotTier(DEFAULT_HOT_TIER_BUDGET_MB * MB);
@@ -239,9 +242,16 @@ export class SpaceObject extends DurableObject<Env> {
   ): Promise<Outcome<SearchPage>> {
     return this.#admitted(credential, POLICIES.search, (caller) => {
       const viewer = viewerOf(caller);
-      if ("profileId" in request) return searchProfile(this.#sql, request.profileId, request.query, viewer, this.#searchTerms);
+      if ("profileId" in request) {
+        const { profileId, query } = request;
+        return this.#paged("search", query.cursor, "query.cursor", (cursor) =>
+          searchProfile(this.#sql, profileId, { ...query, cursor }, viewer, this.#searchTerms),
+        );
+      }
       const input = parseOrRefuse(SearchInputSchema, parseJsonBody(request.body));
-      return searchSpace(this.#sql, input, viewer, this.#searchTerms);
+      return this.#paged("search", input.cursor, "cursor", (cursor) =>
+        searchSpace(this.#sql, { ...input, cursor }, viewer, this.#searchTerms),
+      );
     });
   }
 
@@ -286,7 +296,9 @@ export class SpaceObject extends DurableObject<Env> {
   async readTimeline(credential: PresentedCredential, body: BodyInput): Promise<Outcome<TimelinePage>> {
     return this.#admitted(credential, POLICIES.context, (caller) => {
       const input = parseOrRefuse(TimelineInputSchema, parseJsonBody(body));
-      return timelineOfHandle(this.#sql, input.handle, timelineRequest(input, "cursor", viewerOf(caller)));
+      return this.#paged("timeline", input.cursor, "cursor", (cursor) =>
+        timelineOfHandle(this.#sql, input.handle, timelineRequest({ ...input, cursor }, "cursor", viewerOf(caller))),
+      );
     });
   }
 
@@ -297,7 +309,9 @@ export class SpaceObject extends DurableObject<Env> {
   ): Promise<Outcome<TimelinePage>> {
     return this.#admitted(credential, POLICIES.context, (caller) => {
       const channels = query.channels?.split(",");
-      return timelineOf(this.#sql, profileId, timelineRequest({ ...query, channels }, "query.cursor", viewerOf(caller)));
+      return this.#paged("timeline", query.cursor, "query.cursor", (cursor) =>
+        timelineOf(this.#sql, profileId, timelineRequest({ ...query, channels, cursor }, "query.cursor", viewerOf(caller))),
+      );
     });
   }
 
@@ -322,8 +336,10 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   async listSuggestions(credential: PresentedCredential, query: SuggestionQuery): Promise<Outcome<SuggestionPage>> {
-    return this.#admitted(credential, POLICIES.identity, (caller) => ({
-      ...listSuggestions(this.#sql, query, viewerOf(caller).visibility),
+    return this.#admitted(credential, POLICIES.identity, async (caller) => ({
+      ...(await this.#paged("suggestions", query.cursor, "query.cursor", (cursor) =>
+        listSuggestions(this.#sql, { ...query, cursor }, viewerOf(caller).visibility),
+      )),
       job: suggestionJobStatus(this.#sql),
     }));
   }
@@ -372,6 +388,20 @@ export class SpaceObject extends DurableObject<Env> {
     });
     await this.#armAlarm();
     return outcome;
+  }
+
+  /**
+   * A page of a list whose cursors this object signs (`CursorSeal`): the cursor opened before the
+   * read, so one the space never issued is `422` before anything reads it; the next one sealed.
+   */
+  async #paged<P extends { next_cursor: string | null }>(
+    list: CursorList,
+    cursor: string | undefined,
+    place: string,
+    read: (cursor: string | undefined) => P,
+  ): Promise<P> {
+    const page = read(await this.#cursors.open(list, cursor, place));
+    return { ...page, next_cursor: await this.#cursors.seal(list, page.next_cursor) };
   }
 
   /** The model that summarizes sessions: a binding and a model named in the space's config, else null. */
