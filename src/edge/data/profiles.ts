@@ -40,7 +40,7 @@ const lookupRoute = createRoute({
   method: "post",
   path: "/v1/profiles/lookup",
   summary: "Find the profile that holds a handle",
-  description: `The handle goes in the body, never in the URL (SPEC rule 7). An unknown handle is \`404\` and creates nothing. ${CREDENTIALS}`,
+  description: `The handle goes in the body, never in the URL (SPEC rule 7). An unknown handle is \`404\` and creates nothing; a handle the caller may not see (a \`vendor\` person's, written only by sources outside the binding) is the same \`404\`, with the same \`detail\`. ${CREDENTIALS}`,
   security: [{ sourceKey: [] }, { personToken: [] }],
   request: { body: { content: { "application/json": { schema: LookupInputSchema } }, required: true } },
   responses: { ...profileAnswers, ...problems(401, 403, 404, 422, 429, 500, 503) },

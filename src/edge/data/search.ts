@@ -17,7 +17,7 @@ const searchRoute = createRoute({
   method: "post",
   path: "/v1/search",
   summary: "Search memory",
-  description: `${ABOUT} The whole space, or with \`handle\` the profile holding it and every profile merged into it; the query and the handle travel in the body (SPEC rule 7). An unknown handle is \`404\`; a search creates nothing.`,
+  description: `${ABOUT} The whole space, or with \`handle\` the profile holding it and every profile merged into it; the query and the handle travel in the body (SPEC rule 7). An unknown handle is \`404\`, the same as one the caller may not see; a search creates nothing.`,
   security: [{ sourceKey: [] }, { personToken: [] }],
   request: { body: { content: { "application/json": { schema: SearchInputSchema } }, required: true } },
   responses: {

@@ -17,7 +17,7 @@ const timelineRoute = createRoute({
   method: "post",
   path: "/v1/timeline",
   summary: "Timeline of a customer, by handle",
-  description: `${ABOUT} The handle goes in the body (SPEC rule 7). An unknown handle is \`404\`; a read creates nothing.`,
+  description: `${ABOUT} The handle goes in the body (SPEC rule 7). An unknown handle is \`404\`, the same as one the caller may not see; a read creates nothing.`,
   security: [{ sourceKey: [] }, { personToken: [] }],
   request: { body: { content: { "application/json": { schema: TimelineInputSchema } }, required: true } },
   responses: {

@@ -124,16 +124,27 @@ export function readProfile(sql: SqlStorage, profileId: string, viewer: Viewer):
   return profile;
 }
 
-/** `POST /v1/profiles/lookup`: the profile holding a handle. Looks only: an unknown handle creates nothing. */
-export function lookupProfile(sql: SqlStorage, input: HandleInput, viewer: Viewer): Profile {
+/**
+ * The profile that answers for a handle now, for a route that names its customer by handle. A
+ * handle no profile holds and one the viewer may not see (a `vendor` person's, when only sources
+ * outside the binding wrote it, whatever else of its profile they wrote) are the same `404`, one
+ * status, code and `detail`: the answer never tells whether the handle exists.
+ */
+export function profileOfHandle(sql: SqlStorage, input: HandleInput, viewer: Viewer): string {
   const normalized = normalizeHandle(input);
   if (!normalized.ok) throw new Problem("invalid_input", `handle.value: ${normalized.rule}`);
   const handle = findHandle(sql, normalized.handle);
-  if (!handle) throw new Problem("not_found", "no profile holds this handle");
-  const profile = readProfile(sql, handle.profileId, viewer);
-  // A vendor may not learn where a handle only other sources wrote lives: the same 404 as an unknown one.
-  if (!profile.identifiers.some((identifier) => identifier.handle_id === handle.handleId)) {
-    throw new Problem("not_found", "no profile holds this handle");
-  }
-  return profile;
+  const root = handle ? rootOf(sql, handle.profileId) : null;
+  const seen =
+    handle &&
+    root &&
+    (viewer.sources === null ||
+      profileIdentity(sql, root.profileId, viewer)?.identifiers.some((identifier) => identifier.handle_id === handle.handleId));
+  if (!seen) throw new Problem("not_found", "no profile holds this handle");
+  return root.profileId;
+}
+
+/** `POST /v1/profiles/lookup`: the profile holding a handle. Looks only: an unknown handle creates nothing. */
+export function lookupProfile(sql: SqlStorage, input: HandleInput, viewer: Viewer): Profile {
+  return readProfile(sql, profileOfHandle(sql, input, viewer), viewer);
 }

@@ -2,9 +2,8 @@ import type { BatchItem } from "../../contract/batch";
 import type { TimelineEvent, TimelinePage } from "../../contract/history";
 import { decodeCursor, encodeCursor } from "../../http/cursor";
 import { Problem } from "../../http/problem";
-import { findHandle } from "../identity/handle-store";
-import { type HandleInput, normalizeHandle } from "../identity/handles";
-import { profileIdentity, type Viewer } from "../identity/profile-view";
+import type { HandleInput } from "../identity/handles";
+import { profileIdentity, profileOfHandle, type Viewer } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
 import { foldPlacements } from "./session-events";
 import { foldSessions } from "./sessions";
@@ -35,13 +34,12 @@ const MAX_SESSION_CHUNK = 512;
 const FIRST_ITEM_BATCH = 2;
 const MAX_ITEM_BATCH = 256;
 
-/** `POST /v1/timeline`: the profile holding a handle. A read creates nothing: an unknown handle is `404`. */
+/**
+ * `POST /v1/timeline`: the profile holding a handle. A read creates nothing: an unknown handle is
+ * `404`, the same as one the viewer may not see (`profileOfHandle`).
+ */
 export function timelineOfHandle(sql: SqlStorage, handle: HandleInput, request: TimelineRequest): TimelinePage {
-  const normalized = normalizeHandle(handle);
-  if (!normalized.ok) throw new Problem("invalid_input", `handle.value: ${normalized.rule}`);
-  const found = findHandle(sql, normalized.handle);
-  if (!found) throw new Problem("not_found", "no profile holds this handle");
-  return timelineOf(sql, found.profileId, request);
+  return timelineOf(sql, profileOfHandle(sql, handle, request.viewer), request);
 }
 
 /**
