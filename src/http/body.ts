@@ -9,7 +9,9 @@ export type BodyInput =
   | { status: "ok"; text: string }
   | { status: "too_large"; limit: number }
   | { status: "not_json" }
-  | { status: "not_utf8" };
+  | { status: "not_utf8" }
+  /** The body could not be read whole: it ended before its `Content-Length`, or the connection failed. */
+  | { status: "unreadable" };
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -34,8 +36,15 @@ export async function readTextBody(request: Request, limit: number): Promise<Bod
     return { status: "too_large", limit };
   }
   if (!request.body) return { status: "ok", text: "" };
-  // With a declared length within the limit (the runtime holds the body to it), one native read.
-  const bytes = declared >= 0 ? new Uint8Array(await request.arrayBuffer()) : await readWithin(request.body, limit);
+  let bytes: Uint8Array | null;
+  try {
+    // With a declared length within the limit (the runtime holds the body to it), one native read.
+    bytes = declared >= 0 ? new Uint8Array(await request.arrayBuffer()) : await readWithin(request.body, limit);
+  } catch {
+    // The runtime rejects a read that ends short of Content-Length ("Network connection lost"):
+    // the client's fault, told as such, never a 500.
+    return { status: "unreadable" };
+  }
   if (!bytes) return { status: "too_large", limit };
   try {
     return { status: "ok", text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes) };
@@ -81,6 +90,8 @@ export function parseJsonBody(input: BodyInput): unknown {
       throw new Problem("invalid_input", `body is larger than ${input.limit} bytes`);
     case "not_utf8":
       throw new Problem("invalid_input", "body is not valid UTF-8");
+    case "unreadable":
+      throw new Problem("invalid_input", "body could not be read whole: shorter than its Content-Length, or cut off");
     case "ok":
       try {
         return JSON.parse(input.text);

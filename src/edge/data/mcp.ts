@@ -43,6 +43,8 @@ function jsonRpcMessage(body: BodyInput): unknown {
       return jsonRpcError(413, -32000, `Payload Too Large: the body is larger than ${body.limit} bytes`);
     case "not_utf8":
       return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+    case "unreadable":
+      return jsonRpcError(400, -32700, "Parse error: the body could not be read whole");
     case "ok":
       try {
         return JSON.parse(body.text);
