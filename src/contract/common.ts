@@ -142,7 +142,7 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[!-~](?:[ -~]*[!-~])?$/;
 const IDEMPOTENCY_KEY_MAX = 256;
 
 const IDEMPOTENCY_KEY_DESCRIPTION =
-  "Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`.";
+  "Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request.";
 
 export const IdempotencyKeyHeaderSchema = z
   .string()

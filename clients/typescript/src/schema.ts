@@ -315,7 +315,7 @@ export interface paths {
         put?: never;
         /**
          * Find the profile that holds a handle
-         * @description The handle goes in the body, never in the URL (SPEC rule 7). An unknown handle is `404` and creates nothing. Source key with scope `context` or `identify`, or a person with role `review`, `security` or `vendor` (a `vendor` sees only what their sources wrote). Identifier values are whole for `admin`, `security` and keys with `identify`, masked for the others.
+         * @description The handle goes in the body, never in the URL (SPEC rule 7). An unknown handle is `404` and creates nothing; a handle the caller may not see (a `vendor` person's, written only by sources outside the binding) is the same `404`, with the same `detail`. Source key with scope `context` or `identify`, or a person with role `review`, `security` or `vendor` (a `vendor` sees only what their sources wrote). Identifier values are whole for `admin`, `security` and keys with `identify`, masked for the others.
          */
         post: {
             parameters: {
@@ -640,7 +640,7 @@ export interface paths {
         put?: never;
         /**
          * Search memory
-         * @description Full-text search over messages, transcripts, episode summaries and facts, best first (BM25), each result with a snippet whose matched words are between `**` and `**`. Messages and transcripts are searchable as soon as their batch is answered; episode summaries and facts once the compiler has compiled their session (about 200 ms later). Source key with scope `search`, or a person with role `review` (a `vendor` person: only what their bound sources wrote). Pages: `limit` (1 to 200, default 20) and `next_cursor`. The whole space, or with `handle` the profile holding it and every profile merged into it; the query and the handle travel in the body (SPEC rule 7). An unknown handle is `404`; a search creates nothing.
+         * @description Full-text search over messages, transcripts, episode summaries and facts, best first (BM25), each result with a snippet whose matched words are between `**` and `**`. Messages and transcripts are searchable as soon as their batch is answered; episode summaries and facts once the compiler has compiled their session (about 200 ms later). Source key with scope `search`, or a person with role `review` (a `vendor` person: only what their bound sources wrote). Pages: `limit` (1 to 200, default 20) and `next_cursor`. The whole space, or with `handle` the profile holding it and every profile merged into it; the query and the handle travel in the body (SPEC rule 7). An unknown handle is `404`, the same as one the caller may not see; a search creates nothing.
          */
         post: {
             parameters: {
@@ -1067,7 +1067,7 @@ export interface paths {
         put?: never;
         /**
          * Timeline of a customer, by handle
-         * @description A profile's events (with every profile merged into it), newest first by `occurred_at` (then arrival), `limit` (default 50, at most 100) a page. `next_cursor` continues below the page's last event: a page boundary never skips or repeats an event, also when events are written between pages (an older event replayed below the cursor shows on a later page). `from` (inclusive) and `to` (exclusive) bound `occurred_at`; `channels` keeps those channels. Each event names its `episode_id`, which opens with the history routes. Source key with scope `context`, or a person with role `review`. The handle goes in the body (SPEC rule 7). An unknown handle is `404`; a read creates nothing.
+         * @description A profile's events (with every profile merged into it), newest first by `occurred_at` (then arrival), `limit` (default 50, at most 100) a page. `next_cursor` continues below the page's last event: a page boundary never skips or repeats an event, also when events are written between pages (an older event replayed below the cursor shows on a later page). `from` (inclusive) and `to` (exclusive) bound `occurred_at`; `channels` keeps those channels. Each event names its `episode_id`, which opens with the history routes. Source key with scope `context`, or a person with role `review`. The handle goes in the body (SPEC rule 7). An unknown handle is `404`, the same as one the caller may not see; a read creates nothing.
          */
         post: {
             parameters: {
@@ -1672,7 +1672,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -1788,7 +1788,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -1904,7 +1904,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -2020,7 +2020,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request. */
                     "idempotency-key": string;
                 };
                 path?: never;
@@ -2138,7 +2138,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -2413,6 +2413,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log out
+         * @description Ends the person token the request carries, on the control API and in every space of the tenant, before it answers: from the next request on the token is `401` everywhere. Other tokens of the person stay valid. No body.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The token is ended. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/me": {
         parameters: {
             query?: never;
@@ -2574,7 +2656,7 @@ export interface paths {
         put?: never;
         /**
          * Add a person to the tenant
-         * @description Role `admin`. `vendor_sources` binds a `vendor` person to the sources they may see.
+         * @description Role `admin`. `vendor_sources` binds a `vendor` person to the sources they may see: sources of the tenant only (any other id, another tenant's source included, is `422`).
          */
         post: {
             parameters: {
@@ -2658,6 +2740,200 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a person
+         * @description Role `admin`. Every token the person holds ends from the next request on, on the control API and in every space of the tenant. The tenant's last `admin` cannot be removed (`409`). Another tenant's person is `404`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a person's name, roles or vendor bindings
+         * @description Role `admin`. A change of `roles` or `vendor_sources` ends every token the person holds, on the control API and in every space of the tenant, from the next request on: they log in again to get the new roles. The tenant's last `admin` cannot lose the role (`409`). Another tenant's person is `404`.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PersonUpdate"];
+                };
+            };
+            responses: {
+                /** @description The person as changed. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Person"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/projects": {
@@ -3195,13 +3471,13 @@ export interface paths {
         put?: never;
         /**
          * Create a source key
-         * @description Role `integration` (or `admin`). The answer carries the whole key once, in `key`. Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.
+         * @description Role `integration` (or `admin`). The answer carries the whole key once, in `key`. Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours per person with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`; another person's same key is a fresh request.
          */
         post: {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -3306,13 +3582,13 @@ export interface paths {
         put?: never;
         /**
          * Rotate a source key
-         * @description A new secret for the same key id; the old one is refused from the next request on. Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.
+         * @description A new secret for the same key id; the old one is refused from the next request on. Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours per person with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`; another person's same key is a fresh request.
          */
         post: {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -3413,13 +3689,13 @@ export interface paths {
         put?: never;
         /**
          * Revoke a source key
-         * @description The key is refused from the next request on. Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.
+         * @description The key is refused from the next request on. Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours per person with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`; another person's same key is a fresh request.
          */
         post: {
             parameters: {
                 query?: never;
                 header: {
-                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`. */
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request. */
                     "idempotency-key": string;
                 };
                 path: {
@@ -4757,6 +5033,12 @@ export interface components {
         PersonPage: {
             data: components["schemas"]["Person"][];
             next_cursor: string | null;
+        };
+        /** @description The fields to change; absent ones stay. A change of `roles` or `vendor_sources` ends the person's tokens from the next request on. */
+        PersonUpdate: {
+            name?: string | null;
+            roles?: ("admin" | "security" | "integration" | "review" | "analysis" | "vendor")[];
+            vendor_sources?: string[];
         };
         Project: {
             project_id: string;

@@ -11,7 +11,7 @@ import { jsonBody } from "../json-body";
 import { personOnly } from "./guards";
 
 const IDEMPOTENT =
-  "Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`.";
+  "Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours per person with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`; another person's same key is a fresh request.";
 
 const createKeyRoute = createRoute({
   method: "post",
