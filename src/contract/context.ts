@@ -98,10 +98,18 @@ const ObjectSchema = z
 
 export const MemorySchema = z
   .object({
-    facts: z.array(FactSchema).openapi({ description: "Active facts, one per key: the newest value by `occurred_at`." }),
-    open_items: z.array(OpenItemSchema),
+    facts: z.array(FactSchema).openapi({
+      description: "Active facts, one per key: the newest value by `occurred_at`; the 30 keys stated last, by key.",
+    }),
+    open_items: z.array(OpenItemSchema).openapi({
+      description:
+        "The newest 20: customer questions no later turn of their session answered, and objects opened and not closed.",
+    }),
     promises: z.array(PromiseSchema),
-    episodes: z.array(EpisodeSchema).openapi({ description: "The latest 5." }),
+    episodes: z.array(EpisodeSchema).openapi({
+      description:
+        "The latest 5, each with its first 5 `derived` (the history item has them all) and its highlights while the context's 2,000 bytes of highlight text last, newest first.",
+    }),
     objects: z.array(ObjectSchema).openapi({ description: "Objects still open." }),
   })
   .openapi("Memory");

@@ -4515,11 +4515,12 @@ export interface components {
             text: string | null;
         };
         Memory: {
-            /** @description Active facts, one per key: the newest value by `occurred_at`. */
+            /** @description Active facts, one per key: the newest value by `occurred_at`; the 30 keys stated last, by key. */
             facts: components["schemas"]["Fact"][];
+            /** @description The newest 20: customer questions no later turn of their session answered, and objects opened and not closed. */
             open_items: components["schemas"]["OpenItem"][];
             promises: components["schemas"]["Promise"][];
-            /** @description The latest 5. */
+            /** @description The latest 5, each with its first 5 `derived` (the history item has them all) and its highlights while the context's 2,000 bytes of highlight text last, newest first. */
             episodes: components["schemas"]["Episode"][];
             /** @description Objects still open. */
             objects: components["schemas"]["MemoryObject"][];
