@@ -77,7 +77,9 @@ function base64url(bytes: Uint8Array): string {
     .replaceAll("=", "");
 }
 
+/** A signature's 32 bytes, from their one spelling: 43 characters carry 2 spare bits, which must be zero. */
 function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]{43}$/.test(text)) return null;
-  return Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (char) => char.charCodeAt(0));
+  const bytes = Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (char) => char.charCodeAt(0));
+  return base64url(bytes) === text ? bytes : null;
 }
