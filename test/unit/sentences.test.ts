@@ -20,7 +20,11 @@ describe("sentences of chat", () => {
       ["thanks 👍🏽", "the box came 👨‍👩‍👧", "all good"],
     ],
     ["an ellipsis", "hmm... not sure", ["hmm...", "not sure"]],
-    ["a salutation's comma", "Hi team, my order is late. Kind regards, Sam", ["Hi team,", "my order is late.", "Kind regards, Sam"]],
+    [
+      "a salutation's comma",
+      "Hi team, my order is late. Kind regards, Sam",
+      ["Hi team,", "my order is late.", "Kind regards, Sam"],
+    ],
     [
       "closing quotes and brackets",
       'He said "done." Then nothing (again!) happened',
