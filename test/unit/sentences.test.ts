@@ -95,6 +95,20 @@ const chat = fc.oneof(
   fc.array(fc.constantFrom("a", ".", " ", "\n", "😀", "?", "I", "J"), { maxLength: 60 }).map((pieces) => pieces.join("")),
 );
 
+describe("sentences of long runs", () => {
+  // A batch may hold one 250,000-emoji message: a boundary tried at every character of a run
+  // and backtracking over the rest of it made that minutes of compile.
+  it.each([
+    ["emoji", "😀"],
+    ["full stops", "."],
+    ["exclamation marks", "!"],
+  ])("splits a run of 200,000 %s in linear time", (_, unit) => {
+    const started = performance.now();
+    expect(sentencesOf(`${unit.repeat(200_000)} end`).length).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
 describe("sentences: properties over any text", () => {
   it("never throws, and the sentences cover the text in order: every non-space character in one of them", () => {
     fc.assert(

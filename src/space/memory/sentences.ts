@@ -15,7 +15,7 @@ export interface Sentence {
  * brackets) before whitespace; or a run of emoji before whitespace.
  */
 const BOUNDARY =
-  /[\r\n\u2028\u2029]+|[.!?…]+["'”’)\]]*(?=\s)|\p{Extended_Pictographic}(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u200d|\ufe0f)*(?=\s)/gu;
+  /[\r\n\u2028\u2029]+|(?<![.!?…])[.!?…]+["'”’)\]]*(?=\s)|(?<!\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u200d|\ufe0f)\p{Extended_Pictographic}(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u200d|\ufe0f)*(?=\s)/gu;
 
 /** Words a full stop follows without ending the sentence ("Mr. Smith", "e.g. a refund", "approx. 3 days"). */
 const ABBREVIATIONS = new Set(
