@@ -1,5 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { COMPILER_PARTS } from "../../src/space/memory/compiler";
+import { compileSession } from "../../src/space/memory/derivation";
 import { MAX_HIGHLIGHTS } from "../../src/space/memory/highlights";
 import type { MemoryEvent } from "../../src/space/memory/memory-event";
 import { EMPTY_VOCABULARY, extractiveSummarizer, SUMMARY_BUDGET, type Vocabulary } from "../../src/space/memory/summarizer";
@@ -207,6 +209,31 @@ describe("summarizer: lengths", () => {
   it("cuts a word longer than the limit, never inside a surrogate pair", () => {
     const requested = summarize([say("customer", "𝐚".repeat(300))]).requested ?? "";
     expect(requested).toBe(`${"𝐚".repeat(199)}…`);
+  });
+});
+
+describe("summarizer: long texts and sessions take linear time", () => {
+  it.each([
+    ["a run of question marks before a letter", `${"?".repeat(100_000)}a`],
+    ["a run of abbreviations", "Mr. ".repeat(40_000)],
+    ["a run of initials", "J. ".repeat(40_000)],
+    ["one long word", "a".repeat(200_000)],
+  ])("digests %s within a second", (_, long) => {
+    const started = performance.now();
+    const events = [say("customer", long), say("ai_agent", long)];
+    summarize(events);
+    compileSession(events, { open: false, handoffAt: null }, COMPILER_PARTS);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("compiles a session of 4,000 questions and answers within a second", () => {
+    const events = Array.from({ length: 4_000 }, (_, i) =>
+      i % 2 === 0 ? say("customer", `Is order ${i} ready to ship?`) : say("ai_agent", `Order ${i - 1} ships on Monday.`),
+    );
+    const started = performance.now();
+    const compiled = compileSession(events, { open: false, handoffAt: null }, COMPILER_PARTS);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(compiled.derivations.filter((d) => d.type === "question" && d.body.answered_at === null)).toEqual([]);
   });
 });
 

@@ -70,6 +70,8 @@ export const DEFAULT_HIGHLIGHTS = 3;
 const DEFAULTS: CompileSettings = { vocabulary: EMPTY_VOCABULARY, highlights: DEFAULT_HIGHLIGHTS };
 
 const AGENTS = new Set(["ai_agent", "human_agent"]);
+/** How many of the questions waiting an answer is matched against by its words. */
+const QUESTIONS_MATCHED = 50;
 const ESCALATION = /(^|\.)escalated$/;
 const RESOLUTION = /(^|\.)(resolved|closed|completed)$/;
 
@@ -208,7 +210,8 @@ function questionAnswers(events: readonly MemoryEvent[]): Map<number, number | n
     const said = new Set(readings.filter((reading) => isSubstantive(reading) && !reading.question).flatMap((r) => r.stems));
     if (said.size === 0) return;
     agentAnswered = true;
-    const matched = waiting.filter((question) => [...question.stems].some((stem) => said.has(stem)));
+    // The latest questions only: a session of thousands stays linear, and one older than those stays open.
+    const matched = waiting.slice(-QUESTIONS_MATCHED).filter((question) => [...question.stems].some((stem) => said.has(stem)));
     const next = waiting.find((question) => !question.passed);
     const done = new Set(next ? [...matched, next] : matched);
     for (const question of done) answered.set(question.index, event.occurredAt);

@@ -29,6 +29,8 @@ const UNEVEN_SPACE = /[^\S ]| {2}|^ | $/;
 /** A letter's or an e-mail's salutation, up to its comma ("Hi team,", "Dear Ms Lee,"): a sentence of its own. */
 const SALUTATION = /^\s*(hi|hello|hey|hiya|dear|good (morning|afternoon|evening)|morning|evening)( [\p{L}'’.-]+){0,3}\s*,/iu;
 
+/** How far before a full stop its word is looked for. */
+const WORD_BEFORE_MAX = 32;
 /** The word before a full stop: letters, with inner dots ("e.g", "p.m"). */
 const WORD_BEFORE = /([\p{L}]+(?:\.[\p{L}]+)*)$/u;
 
@@ -48,7 +50,9 @@ export function sentencesOf(text: string | null): Sentence[] {
   for (const match of text.matchAll(BOUNDARY)) {
     if (match.index < start) continue;
     const end = match.index + match[0].length;
-    if (match[0] === "." && !endsSentence(text.slice(start, match.index), text.slice(end, end + 4))) continue;
+    // The word before is in the last few characters: a longer slice would make a run of "Mr. Mr. …" quadratic.
+    const before = text.slice(Math.max(start, match.index - WORD_BEFORE_MAX), match.index);
+    if (match[0] === "." && !endsSentence(before, text.slice(end, end + 4))) continue;
     push(end);
   }
   push(text.length);

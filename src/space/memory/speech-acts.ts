@@ -35,6 +35,8 @@ const QUESTION = /\?[^\p{L}\p{N}]*$/u;
  */
 const UNMARKED_QUESTION =
   /^((um|uh|er|erm|so|and|but|well|ok|okay|oh|hi|hey|also|right|yeah|sorry) )*((where|when|what|why|how|who|which|whose) (is|are|was|were|do|does|did|can|could|will|would|should|has|have|am)|(is|are|was|were|do|does|did|can|could|will|would|should|has|have|am) (you|u|i|it|my|the|there|this|that|we|they|he|she|your|our|any|anyone|anybody))\b/;
+/** How many of a sentence's last characters say how it ends (`QUESTION`, `STATED`). */
+const END_CHARACTERS = 32;
 /** A sentence closed by a full stop or an exclamation mark was written as no question. */
 const STATED = /[.!][^\p{L}\p{N}]*$/u;
 const REQUEST =
@@ -164,8 +166,10 @@ export function readSentence(sentence: Sentence): Reading {
   const wants = REQUEST.test(plain);
   // The cheap test on the words first: a sentence that says more is none of these, whatever its phrases.
   const deferral = saysLittleBeyond(stems, DEFERRING) && DEFERRAL.test(plain);
+  // How a sentence ends is in its last characters: the whole of a long run of "?" would be tried from each.
+  const end = text.slice(-END_CHARACTERS);
   const question =
-    QUESTION.test(text) || (!STATED.test(text) && (UNMARKED_QUESTION.test(plain) || UNMARKED_QUESTION.test(lastClause(text))));
+    QUESTION.test(end) || (!STATED.test(end) && (UNMARKED_QUESTION.test(plain) || UNMARKED_QUESTION.test(lastClause(text))));
   const smallTalk =
     plain === "" ||
     (stems.length === 0 && !wants) ||
