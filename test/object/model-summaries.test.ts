@@ -277,7 +277,10 @@ describe("model summaries: bounds", () => {
   it("keeps two calls in flight at most, and the day's limit", async () => {
     const pending: ((value: unknown) => void)[] = [];
     const { binding, calls } = fakeModel(() => new Promise((resolve) => pending.push(resolve)));
-    const { space, t0 } = await modelSpace(binding, { summarizer_daily_limit: 3 }, 5_000);
+    const { space, t0: created } = await modelSpace(binding, { summarizer_daily_limit: 3 }, 5_000);
+    // Calls are counted per UTC day: start an hour into the next one, so that the steps below
+    // (a close window and more) stay in one day whatever the time the test runs at.
+    const t0 = await moveClock(space, Math.floor(created / 86_400_000 + 1) * 86_400_000 + 3_600_000 - created);
     // Resolved inside the object: its promises belong to it.
     const answerAll = () =>
       runInDurableObject(stub(space), () => {
