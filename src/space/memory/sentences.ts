@@ -17,6 +17,10 @@ export interface Sentence {
 const BOUNDARY =
   /[\r\n\u2028\u2029]+|(?<![.!?…])[.!?…]+["'”’)\]]*(?=\s)|(?<!\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u200d|\ufe0f)\p{Extended_Pictographic}(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u200d|\ufe0f)*(?=\s)/gu;
 
+/** `BOUNDARY` for ASCII text (no emoji, no Unicode properties). */
+const ASCII_BOUNDARY = /[\r\n]+|(?<![.!?])[.!?]+["')\]]*(?=\s)/g;
+const NOT_ASCII = /[^\x00-\x7f]/;
+
 /** Words a full stop follows without ending the sentence ("Mr. Smith", "e.g. a refund", "approx. 3 days"). */
 const ABBREVIATIONS = new Set(
   "mr mrs ms dr prof st sr jr mt ft vs etc eg ie cf approx appt apt dept est misc nr tel ref inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec tue tues thu thur thurs fri".split(
@@ -47,7 +51,7 @@ export function sentencesOf(text: string | null): Sentence[] {
   };
   const salutation = SALUTATION.exec(text);
   if (salutation) push(salutation[0].length);
-  for (const match of text.matchAll(BOUNDARY)) {
+  for (const match of text.matchAll(NOT_ASCII.test(text) ? BOUNDARY : ASCII_BOUNDARY)) {
     if (match.index < start) continue;
     const end = match.index + match[0].length;
     // The word before is in the last few characters: a longer slice would make a run of "Mr. Mr. …" quadratic.

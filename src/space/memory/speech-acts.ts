@@ -26,6 +26,8 @@ export interface Reading extends Sentence {
   closing: boolean;
   /** Speaks of the speaker: "I", "my", "we", "our" (0 none, 1 in the sentence, 2 as its subject). */
   firstPerson: 0 | 1 | 2;
+  /** Says something about the matter: a content word, and none of small talk, deferral, acknowledgement or closing. */
+  substantive: boolean;
 }
 
 const QUESTION = /\?[^\p{L}\p{N}]*$/u;
@@ -104,8 +106,11 @@ function stemSet(words: string): ReadonlySet<string> {
 }
 
 /** Whether a sentence says at most one content word besides those that come with what it does. */
-const saysLittleBeyond = (stems: readonly string[], usual: ReadonlySet<string>) =>
-  stems.filter((stem) => !usual.has(stem)).length <= 1;
+function saysLittleBeyond(stems: readonly string[], usual: ReadonlySet<string>): boolean {
+  let other = 0;
+  for (const stem of stems) if (!usual.has(stem) && ++other > 1) return false;
+  return true;
+}
 
 const FIRST_PERSON: ReadonlySet<string> = new Set([
   "i",
@@ -132,8 +137,13 @@ const lastClause = (text: string) => {
 /** Lower case, typographic apostrophes made plain, other punctuation and emoji turned to spaces. */
 export function normalized(text: string): string {
   const lower = text.toLowerCase();
+  if (!NOT_ASCII.test(lower)) return lower.replace(NOT_ASCII_WORD, " ").trim();
   return (TYPOGRAPHIC.test(lower) ? lower.replace(TYPOGRAPHIC_ALL, "'") : lower).replace(NOT_WORD, " ").trim();
 }
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+/** `NOT_WORD` for ASCII text, without Unicode properties. */
+const NOT_ASCII_WORD = /[^a-z0-9']+/g;
 
 const TYPOGRAPHIC = /[’‘`]/;
 const TYPOGRAPHIC_ALL = /[’‘`]/g;
@@ -158,26 +168,32 @@ export function readingsOfEvent(event: MemoryEvent): Reading[] {
   return readings;
 }
 
-export function readSentence(sentence: Sentence): Reading {
-  const { text } = sentence;
+export function readSentence({ text, start, end }: Sentence): Reading {
   const plain = normalized(text);
   const terms = termsOf(text);
-  const stems = [...new Set(contentStems(terms))];
+  const stems = distinctStems(terms);
   const wants = REQUEST.test(plain);
   // The cheap test on the words first: a sentence that says more is none of these, whatever its phrases.
   const deferral = saysLittleBeyond(stems, DEFERRING) && DEFERRAL.test(plain);
   // How a sentence ends is in its last characters: the whole of a long run of "?" would be tried from each.
-  const end = text.slice(-END_CHARACTERS);
+  const ending = text.slice(-END_CHARACTERS);
   const question =
-    QUESTION.test(end) || (!STATED.test(end) && (UNMARKED_QUESTION.test(plain) || UNMARKED_QUESTION.test(lastClause(text))));
+    QUESTION.test(ending) ||
+    (!STATED.test(ending) && (UNMARKED_QUESTION.test(plain) || UNMARKED_QUESTION.test(lastClause(text))));
   const smallTalk =
     plain === "" ||
     (stems.length === 0 && !wants) ||
     (stems.length <= SMALL_TALK_WORDS && SMALL_TALK.test(plain)) ||
     (saysLittleBeyond(stems, OPENING_WORDS) && OPENING.test(plain)) ||
     (stems.every((stem) => THANKING_WORDS.has(stem)) && THANKS.test(plain));
+  const acknowledgement =
+    (stems.length <= SMALL_TALK_WORDS && ACKNOWLEDGEMENT.test(plain)) ||
+    (saysLittleBeyond(stems, ACKNOWLEDGING) && ACKNOWLEDGING_PHRASE.test(plain));
+  const closing = saysLittleBeyond(stems, CLOSING_WORDS) && CLOSING.test(plain);
   return {
-    ...sentence,
+    text,
+    start,
+    end,
     stems,
     question,
     request: question || wants,
@@ -185,14 +201,22 @@ export function readSentence(sentence: Sentence): Reading {
     // "Let me check: your parcel arrives on Thursday" puts nothing off: a phrase with more said is no deferral.
     deferral,
     later: deferral && LATER.test(plain),
-    acknowledgement:
-      (stems.length <= SMALL_TALK_WORDS && ACKNOWLEDGEMENT.test(plain)) ||
-      (saysLittleBeyond(stems, ACKNOWLEDGING) && ACKNOWLEDGING_PHRASE.test(plain)),
-    closing: saysLittleBeyond(stems, CLOSING_WORDS) && CLOSING.test(plain),
+    acknowledgement,
+    closing,
     firstPerson: SUBJECT.test(plain) ? 2 : terms.some((term) => FIRST_PERSON.has(term)) ? 1 : 0,
+    substantive: stems.length > 0 && !smallTalk && !deferral && !acknowledgement && !closing,
   };
 }
 
+/** A sentence's content stems (`contentStems`), each once, in order. */
+function distinctStems(terms: readonly string[]): string[] {
+  const stems = contentStems(terms);
+  for (let i = 1; i < stems.length; i++) {
+    // Few stems a sentence: looking back is cheaper than a set.
+    if (stems.lastIndexOf(stems[i] as string, i - 1) >= 0) return [...new Set(stems)];
+  }
+  return stems;
+}
+
 /** A sentence that says something about the matter: none of the above, with a content word. */
-export const isSubstantive = (reading: Reading): boolean =>
-  reading.stems.length > 0 && !reading.smallTalk && !reading.deferral && !reading.acknowledgement && !reading.closing;
+export const isSubstantive = (reading: Reading): boolean => reading.substantive;
