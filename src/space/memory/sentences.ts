@@ -19,7 +19,7 @@ const BOUNDARY =
 
 /** `BOUNDARY` for ASCII text (no emoji, no Unicode properties). */
 const ASCII_BOUNDARY = /[\r\n]+|(?<![.!?])[.!?]+["')\]]*(?=\s)/g;
-const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 /** Words a full stop follows without ending the sentence ("Mr. Smith", "e.g. a refund", "approx. 3 days"). */
 const ABBREVIATIONS = new Set(

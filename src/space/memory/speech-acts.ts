@@ -141,7 +141,7 @@ export function normalized(text: string): string {
   return (TYPOGRAPHIC.test(lower) ? lower.replace(TYPOGRAPHIC_ALL, "'") : lower).replace(NOT_WORD, " ").trim();
 }
 
-const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_ASCII = /[\u0080-\uffff]/;
 /** `NOT_WORD` for ASCII text, without Unicode properties. */
 const NOT_ASCII_WORD = /[^a-z0-9']+/g;
 
