@@ -1,3 +1,4 @@
+import { seeded } from "../../src/space/identity/linkage/random-pairs";
 import { message } from "./seed";
 
 /**
@@ -48,18 +49,6 @@ const SMALL_TALK = ["hi", "hello there", "how are you?", "thanks!", "ok great", 
 const DEFERRALS = ["Let me check that for you.", "One moment please", "bear with me while I look into it"];
 const GREETINGS = ["Hello! How can I help you today?", "Hi there, thanks for reaching out."];
 const CLOSINGS = ["Is there anything else I can help with?", "Have a lovely day!", "You're welcome, take care."];
-
-/** A small deterministic generator (mulberry32): the same seed, the same conversations. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 export interface ChatTurn {
   role: "customer" | "ai_agent" | "human_agent";
