@@ -46,8 +46,9 @@ const derivationOf = (row: DerivationRow) =>
   }) as Derivation;
 
 /**
- * Replaces what one session derived. Adds to `touched` the subjects of what it derived before
- * and of what it derives now: the entries a compile must write again.
+ * Replaces what one session derived, writing only what changed: a session compiled again after
+ * a late "thanks" derives what it derived before. Adds to `touched` the subjects of what it no
+ * longer derives, derives anew or derives otherwise: the entries a compile must write again.
  */
 export function replaceDerivations(
   sql: SqlStorage,
@@ -55,25 +56,49 @@ export function replaceDerivations(
   derivations: readonly Derivation[],
   touched: Subjects,
 ): void {
-  const before = sql.exec<{ type: Derivation["type"]; subject: string; id: string }>(
-    "SELECT type, subject, id FROM derivations WHERE session_id = ?",
-    session.sessionId,
-  );
-  for (const row of before) addSubject(touched, row);
-  for (const derivation of derivations) addSubject(touched, derivation);
-  sql.exec("DELETE FROM derivations WHERE session_id = ?", session.sessionId);
-  if (derivations.length === 0) return;
+  const before = new Map<string, { row: DerivationRow; written: string }>();
+  for (const row of sql.exec<DerivationRow>("SELECT * FROM derivations WHERE session_id = ?", session.sessionId)) {
+    before.set(row.id, { row, written: writtenAs(row.profile_id as string, row) });
+  }
+  const rows: DerivationRow[] = [];
+  for (const derivation of derivations) {
+    const row: DerivationRow = {
+      id: derivation.id,
+      type: derivation.type,
+      item_id: derivation.itemId,
+      source_id: derivation.sourceId,
+      subject: derivation.subject,
+      occurred_at: derivation.occurredAt,
+      seq: derivation.seq,
+      body: JSON.stringify(derivation.body),
+    };
+    const same = before.get(row.id)?.written === writtenAs(session.profileId, row);
+    if (!same) {
+      rows.push(row);
+      addSubject(touched, derivation);
+      const old = before.get(row.id);
+      if (old) addSubject(touched, old.row);
+    }
+    before.delete(row.id);
+  }
+  for (const { row } of before.values()) addSubject(touched, row);
+  if (before.size > 0) {
+    sql.exec("DELETE FROM derivations WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify([...before.keys()]));
+  }
+  if (rows.length === 0) return;
   sql.exec(
     `INSERT OR REPLACE INTO derivations (id, type, profile_id, session_id, item_id, source_id, subject, occurred_at, seq, body)
      SELECT d.value ->> 0, d.value ->> 1, ?1, ?2, d.value ->> 2, d.value ->> 3, d.value ->> 4, d.value ->> 5, d.value ->> 6, d.value ->> 7
      FROM json_each(?3) d`,
     session.profileId,
     session.sessionId,
-    JSON.stringify(
-      derivations.map((d) => [d.id, d.type, d.itemId, d.sourceId, d.subject, d.occurredAt, d.seq, JSON.stringify(d.body)]),
-    ),
+    JSON.stringify(rows.map((d) => [d.id, d.type, d.item_id, d.source_id, d.subject, d.occurred_at, d.seq, d.body])),
   );
 }
+
+/** A derivation's row as written, to tell an unchanged one. */
+const writtenAs = (profileId: string, row: DerivationRow) =>
+  JSON.stringify([profileId, row.type, row.item_id, row.source_id, row.subject, row.occurred_at, row.seq, row.body]);
 
 /** Every subject the members' derivations have: what a whole rebuild of their memory writes. */
 export function subjectsOf(sql: SqlStorage, members: readonly string[]): Subjects {

@@ -155,17 +155,30 @@ export function readingsOf(text: string | null): Reading[] {
   return sentencesOf(text).map(readSentence);
 }
 
-/** An event's text is read once per compile: open items and the summarizer both read it. */
-const readEvents = new WeakMap<MemoryEvent, Reading[]>();
+/**
+ * Texts read lately, and their readings: a session is compiled again each time it gets events,
+ * and each compile reads all of its messages; a reading is a function of the text alone.
+ * Bounded (the oldest read goes first), per isolate; `forgetReadings` empties it.
+ */
+const READ_TEXTS = 20_000;
+const readTexts = new Map<string, Reading[]>();
 
-/** The sentences of an event's text as read (`readingsOf`), kept as long as the event object lives. */
+/** The sentences of an event's text as read (`readingsOf`), read once while the text is among the latest read. */
 export function readingsOfEvent(event: MemoryEvent): Reading[] {
-  let readings = readEvents.get(event);
+  const text = event.text;
+  if (!text) return [];
+  let readings = readTexts.get(text);
   if (readings === undefined) {
-    readings = readingsOf(event.text);
-    readEvents.set(event, readings);
+    readings = readingsOf(text);
+    if (readTexts.size >= READ_TEXTS) readTexts.delete(readTexts.keys().next().value as string);
+    readTexts.set(text, readings);
   }
   return readings;
+}
+
+/** Erasure: no text read before stays in memory. */
+export function forgetReadings(): void {
+  readTexts.clear();
 }
 
 export function readSentence({ text, start, end }: Sentence): Reading {

@@ -99,6 +99,8 @@ export function indexMessages(sql: SqlStorage, messages: readonly StoredMessage[
 /**
  * Replaces a session's episode summary and facts in the index, when the compiler has compiled
  * it (so they are searchable within the compile's debounce, 200 ms, of their events' batch).
+ * Rows the compile writes as they were stay: a session compiled again after a late "thanks"
+ * rewrites no row of an index whose deletes are its dearest writes.
  */
 export function indexSession(
   sql: SqlStorage,
@@ -107,15 +109,6 @@ export function indexSession(
   derivations: readonly Derivation[],
 ): void {
   const sessionToken = idToken(session.sessionId);
-  const stale = sql
-    .exec<{ rowid: number }>("SELECT rowid FROM search_index WHERE search_index MATCH ?", `session : "${sessionToken}"`)
-    .toArray()
-    .map((row) => row.rowid);
-  if (stale.length > 0) {
-    for (const table of ["search_index", "search_stems"]) {
-      sql.exec(`DELETE FROM ${table} WHERE rowid IN (SELECT value FROM json_each(?))`, JSON.stringify(stale));
-    }
-  }
   const conversationId = session.kind === "conversation" ? session.conversationId : null;
   const sources = sessionSources(sql, session.sessionId);
   const derived = {
@@ -126,12 +119,11 @@ export function indexSession(
     channel: session.channel,
     conversationId,
   };
-  const rows: IndexRow[] = [];
+  const rows: Omit<IndexRow, "stems">[] = [];
   if (episodeText.trim() !== "") {
     rows.push({
       ...derived,
       text: episodeText,
-      stems: stemsOf(episodeText),
       sourceToken: sources.length === 1 && sources[0] ? idToken(sources[0]) : MIXED_SOURCES,
       kind: "episode",
       refId: session.sessionId,
@@ -140,19 +132,76 @@ export function indexSession(
   }
   for (const derivation of derivations) {
     if (derivation.type !== "fact") continue;
-    const text = `${derivation.subject.replaceAll("_", " ")}: ${derivation.body.value}`;
     rows.push({
       ...derived,
-      text,
-      stems: stemsOf(text),
+      text: `${derivation.subject.replaceAll("_", " ")}: ${derivation.body.value}`,
       sourceToken: idToken(derivation.sourceId),
       kind: "fact",
       refId: derivation.id,
       occurredAt: derivation.occurredAt,
     });
   }
-  insertRows(sql, rows);
+  const stale = new Map<string, number>();
+  for (const row of sql.exec<IndexedRow>(
+    `SELECT rowid, text, profile, source, kind, ref_id, profile_id, occurred_at, channel, conversation_id
+     FROM search_index WHERE search_index MATCH ?`,
+    `session : "${sessionToken}"`,
+  )) {
+    stale.set(
+      indexedAs({
+        text: row.text,
+        profileToken: row.profile,
+        sourceToken: row.source,
+        kind: row.kind,
+        refId: row.ref_id,
+        profileId: row.profile_id,
+        occurredAt: row.occurred_at,
+        channel: row.channel,
+        conversationId: row.conversation_id,
+      }),
+      row.rowid,
+    );
+  }
+  const fresh = rows.filter((row) => !stale.delete(indexedAs(row)));
+  if (stale.size > 0) {
+    for (const table of ["search_index", "search_stems"]) {
+      sql.exec(`DELETE FROM ${table} WHERE rowid IN (SELECT value FROM json_each(?))`, JSON.stringify([...stale.values()]));
+    }
+  }
+  insertRows(
+    sql,
+    fresh.map((row) => ({ ...row, stems: stemsOf(row.text) })),
+  );
 }
+
+/** A derived row of `search_index` as read back. */
+interface IndexedRow {
+  rowid: number;
+  text: string;
+  profile: string;
+  source: string;
+  kind: IndexRow["kind"];
+  ref_id: string;
+  profile_id: string;
+  occurred_at: number;
+  channel: string | null;
+  conversation_id: string | null;
+  [column: string]: SqlStorageValue;
+}
+
+/** What tells a derived row from another: every column but its session's (the same for all of them). */
+const indexedAs = (row: Omit<IndexRow, "stems" | "near" | "sessionToken">) =>
+  JSON.stringify([
+    row.text,
+    row.profileToken,
+    row.sourceToken,
+    row.kind,
+    row.refId,
+    row.profileId,
+    row.occurredAt,
+    row.channel,
+    row.conversationId,
+  ]);
 
 /**
  * Adds rows to both tables under the same rowids, after the last one: each table's rowid is
