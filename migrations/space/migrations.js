@@ -23,6 +23,7 @@ import m0021 from "./0021_linkage_profiles.sql";
 import m0022 from "./0022_search_turns.sql";
 import m0023 from "./0023_model_summaries.sql";
 import m0024 from "./0024_person_token_cuts_scoped_answers.sql";
+import m0025 from "./0025_quotas_and_rate_limits.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -53,5 +54,6 @@ export default {
     m0022,
     m0023,
     m0024,
+    m0025,
   },
 };

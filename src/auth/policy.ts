@@ -49,6 +49,7 @@ export const POLICIES = {
   keys: { roles: ["integration"] },
   configRead: { roles: ["integration"] },
   configWrite: { roles: ["admin"] },
+  usage: { roles: ["admin"] },
 } as const satisfies Record<string, RoutePolicy>;
 
 export type PolicyName = keyof typeof POLICIES;

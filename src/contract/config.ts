@@ -1,5 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { LevelSchema, text } from "./common";
+import { integer, LevelSchema, text } from "./common";
+
+/** The highest rate a space's configuration may name: far above what one space's object serves. */
+export const MAX_PER_MINUTE = 1_000_000;
 
 const seconds = z
   .number()
@@ -75,10 +78,18 @@ export const SpaceConfigValuesSchema = z
     }),
     rate_limits: z
       .strictObject({
-        space_per_minute: z.number().int().min(1).optional(),
-        key_per_minute: z.number().int().min(1).optional(),
+        space_per_minute: integer(1, MAX_PER_MINUTE)
+          .optional()
+          .openapi({ description: "Requests per minute the whole space takes, from every key and person together." }),
+        key_per_minute: integer(1, MAX_PER_MINUTE)
+          .optional()
+          .openapi({ description: "Requests per minute one key (or one person) takes." }),
       })
-      .optional(),
+      .optional()
+      .openapi({
+        description:
+          "Token buckets (docs/api/contract.md#rate-limits): each holds a minute's requests and refills evenly; writes stop while a fifth of the bucket is left, which only reads may take. Over a limit: `429 rate_limited` with `Retry-After`. Absent: no limit.",
+      }),
   })
   .openapi("SpaceConfigValues");
 
@@ -89,7 +100,7 @@ export const DEFAULT_CLOCK_TOLERANCE_S = 300;
 export const SpaceConfigSchema = z
   .object({
     space_id: z.string(),
-    version: z.number().int().min(0),
+    version: integer(0),
     values: SpaceConfigValuesSchema,
     updated_at: z.string().nullable(),
     updated_by: z.string().nullable(),

@@ -20,6 +20,7 @@ import type {
   TenantCreated,
   TenantInput,
 } from "../contract/control";
+import type { Quota, Usage } from "../contract/quotas";
 import type { Env } from "../env";
 import { type CursorList, CursorSeal, decodeCursor } from "../http/cursor";
 import { type Outcome, outcomeOf, Problem } from "../http/problem";
@@ -33,11 +34,13 @@ import { controlIdempotencyStore } from "./idempotency";
 import { createKey, type KeyIssuer, requireKey, revokeKey, rotateKey } from "./keys";
 import { insertPerson, listPeople, login, type PersonRow, personView, removePerson, updatePerson } from "./people";
 import { createProject, listProjects, requireProject } from "./projects";
+import { listQuotas, putQuota, tenantQuotas } from "./quotas";
 import { spaceSnapshot } from "./replication";
 import { insertSource, listSources, requireSource, sourceView } from "./sources";
 import { insertSpace, listSpaces, requireSpace, type SpaceRow, type SpaceView, spaceView, tenantSpaces } from "./spaces";
 import { createTenant } from "./tenants";
 import { cutToken, requireLiveToken } from "./token-cuts";
+import { tenantUsage } from "./usage";
 
 export interface PageRequest {
   cursor?: string | undefined;
@@ -144,7 +147,9 @@ export class ControlObject extends DurableObject<Env> {
     return this.#as(actor, async () => {
       const project = requireProject(this.#db, actor.tenantId, projectId);
       const space = insertSpace(this.#db, project, name, region, this.clock.now());
-      await this.#push(space);
+      // A new space changes every space's share of the tenant's quotas.
+      if (tenantQuotas(this.#db, actor.tenantId).length > 0) await this.#pushTenant(actor.tenantId);
+      else await this.#push(space);
       return spaceView(space);
     });
   }
@@ -215,6 +220,32 @@ export class ControlObject extends DurableObject<Env> {
       const config = putConfig(this.#db, spaceId, values, actor.personId, this.clock.now());
       await this.#push(space);
       return config;
+    });
+  }
+
+  /** Platform operation: sets a tenant's quota, in force in every space of the tenant before it answers. */
+  async putQuota(quota: Quota): Promise<Outcome<Quota>> {
+    return outcomeOf(async () => {
+      const answer = putQuota(this.#db, quota, this.clock.now());
+      await this.#pushTenant(quota.tenant_id);
+      return answer;
+    });
+  }
+
+  async listQuotas(tenantId: string): Promise<Outcome<{ data: Quota[] }>> {
+    return outcomeOf(() => ({ data: listQuotas(this.#db, tenantId) }));
+  }
+
+  /** The actor's tenant's usage, asked of each of its spaces now. */
+  async usage(actor: PersonActor): Promise<Outcome<Usage>> {
+    return this.#as(actor, async () => {
+      const spaces = await Promise.all(
+        tenantSpaces(this.#db, actor.tenantId).map(async (space) => ({
+          spaceId: space.spaceId,
+          usage: await spaceObject(this.env, space.name).usage(),
+        })),
+      );
+      return tenantUsage(actor.tenantId, tenantQuotas(this.#db, actor.tenantId), spaces, this.clock.now());
     });
   }
 

@@ -4,8 +4,9 @@ import type { Level, Scope } from "../contract/common";
 import type { SpaceConfigValues } from "../contract/config";
 import type { ReplicaSnapshot } from "../space/replica";
 import type { ControlDb } from "./db";
+import { quotaShares } from "./quotas";
 import { configs, keys, sources } from "./schema";
-import type { SpaceRow } from "./spaces";
+import { type SpaceRow, tenantSpaces } from "./spaces";
 import { tenantCuts } from "./token-cuts";
 
 /** What the space's object must hold to admit requests: built from the control tables. */
@@ -52,5 +53,6 @@ export function spaceSnapshot(db: ControlDb, space: SpaceRow, now: number): Repl
       })),
     config: config ? { version: config.version, values: config.values as SpaceConfigValues } : { version: 0, values: {} },
     tokenCuts: tenantCuts(db, space.tenantId, now),
+    quotas: quotaShares(db, space.tenantId, tenantSpaces(db, space.tenantId).length),
   };
 }

@@ -126,6 +126,19 @@ export const configs = sqliteTable(
   (table) => [primaryKey({ columns: [table.spaceId, table.version] })],
 );
 
+/** Each tenant's quotas (`PUT /v1/quotas`), one per metric. Owned by `quotas.ts`. */
+export const quotas = sqliteTable(
+  "quotas",
+  {
+    tenantId: text("tenant_id").notNull(),
+    metric: text("metric").notNull(),
+    limit: integer("limit").notNull(),
+    period: text("period").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.tenantId, table.metric] })],
+);
+
 /** `Idempotency-Key` answers, kept 24 hours with the hash of the request they answered. */
 export const idempotencyRecords = sqliteTable(
   "idempotency_records",

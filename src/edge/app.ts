@@ -8,6 +8,7 @@ import { configRoutes } from "./control/config";
 import { keyRoutes } from "./control/keys";
 import { peopleRoutes } from "./control/people";
 import { projectRoutes } from "./control/projects";
+import { quotaRoutes } from "./control/quotas";
 import { sourceRoutes } from "./control/sources";
 import { tenantRoutes } from "./control/tenants";
 import { batchRoutes } from "./data/batch";
@@ -51,7 +52,8 @@ const controlApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
   .route("/", projectRoutes)
   .route("/", sourceRoutes)
   .route("/", keyRoutes)
-  .route("/", configRoutes);
+  .route("/", configRoutes)
+  .route("/", quotaRoutes);
 
 export const DATA_PREFIX = "/spaces/:space";
 export const CONTROL_PREFIX = "/control";

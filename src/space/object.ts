@@ -43,6 +43,7 @@ import { lookupProfile, mergeView, readProfile } from "./identity/profile-view";
 import { type JobStatus, suggestionJobStatus } from "./identity/suggestion-job";
 import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity/suggestions";
 import { type Intake, ingestBatch, openIntake } from "./intake";
+import { Limits, type RequestKind, type SpaceUsage } from "./limits/limits";
 import { contextUseReport } from "./measurement/context-use";
 import { compileBacklog, compileQueueLength, queueProfile, readerWaits } from "./memory/compiler";
 import { contextOf, contextOfHandle } from "./memory/context";
@@ -102,6 +103,8 @@ export class SpaceObject extends DurableObject<Env> {
   #batchPacing = new BatchPacing();
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
+  /** Rate limits and the tenant's quotas (docs/api/contract.md "Rate limits"). */
+  #limits: Limits;
   /** Model calls in flight, started by the `memory.summarize` timer. */
   #modelStep = new ModelStep();
   #stepHost: StepHost;
@@ -111,6 +114,7 @@ export class SpaceObject extends DurableObject<Env> {
     this.#db = drizzle(ctx.storage);
     this.#sql = ctx.storage.sql;
     this.#intake = openIntake(this.#db, ctx.storage.sql);
+    this.#limits = new Limits(ctx.storage.sql);
     this.#writes = new IdempotentWrites(spaceIdempotencyStore(this.#db), () => this.clock.now());
     this.summaryModel = { binding: env.AI, timeoutMs: MODEL_TIMEOUT_MS };
     this.#stepHost = {
@@ -171,30 +175,36 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   async ingestBatch(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
-    return this.#admitted(credential, POLICIES.batch, async (caller, now) => {
-      if (caller.principal.kind !== "key" || !caller.source) throw new Problem("forbidden", "this route needs a source key");
-      const intakeCaller = {
-        keyId: caller.principal.keyId,
-        sourceId: caller.principal.sourceId,
-        scopes: caller.principal.scopes,
-        test: caller.principal.mode === "test",
-        source: caller.source,
-      };
-      const config = this.#replica.config.values;
-      const chunkItems = this.#batchPacing.chunkItems(performance.now());
-      const chunks = ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, config, chunkItems);
-      for (let step = chunks.next(); ; step = chunks.next()) {
-        if (step.done) {
-          this.#pacing.wrote();
-          return step.value;
+    return this.#admitted(
+      credential,
+      POLICIES.batch,
+      async (caller, now) => {
+        if (caller.principal.kind !== "key" || !caller.source) throw new Problem("forbidden", "this route needs a source key");
+        const intakeCaller = {
+          keyId: caller.principal.keyId,
+          sourceId: caller.principal.sourceId,
+          scopes: caller.principal.scopes,
+          test: caller.principal.mode === "test",
+          source: caller.source,
+        };
+        const config = this.#replica.config.values;
+        const chunkItems = this.#batchPacing.chunkItems(performance.now());
+        const chunks = ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, config, chunkItems);
+        for (let step = chunks.next(); ; step = chunks.next()) {
+          if (step.done) {
+            this.#pacing.wrote();
+            this.#limits.eventsAccepted(step.value.accepted, now);
+            return step.value;
+          }
+          // Committed: the next read from any channel sees these events in `live`.
+          this.#hot.add(step.value.live.added);
+          this.#hot.close(step.value.live.closed);
+          // Requests waiting for the object go before the next chunk.
+          if (step.value.more) await scheduler.wait(0);
         }
-        // Committed: the next read from any channel sees these events in `live`.
-        this.#hot.add(step.value.live.added);
-        this.#hot.close(step.value.live.closed);
-        // Requests waiting for the object go before the next chunk.
-        if (step.value.more) await scheduler.wait(0);
-      }
-    });
+      },
+      "events",
+    );
   }
 
   async whoami(credential: PresentedCredential): Promise<Outcome<CallerView>> {
@@ -266,13 +276,20 @@ export class SpaceObject extends DurableObject<Env> {
   }
 
   async giveFeedback(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
-    return this.#admitted(credential, POLICIES.feedback, ({ principal }, now) => {
-      const giver =
-        principal.kind === "key"
-          ? { sourceId: principal.sourceId, keyId: principal.keyId, test: principal.mode === "test" }
-          : { sourceId: `person:${principal.personId}`, keyId: `person:${principal.personId}`, test: false };
-      return ingestFeedback(this.#intake, giver, parseJsonBody(body), now);
-    });
+    return this.#admitted(
+      credential,
+      POLICIES.feedback,
+      ({ principal }, now) => {
+        const giver =
+          principal.kind === "key"
+            ? { sourceId: principal.sourceId, keyId: principal.keyId, test: principal.mode === "test" }
+            : { sourceId: `person:${principal.personId}`, keyId: `person:${principal.personId}`, test: false };
+        const answer = ingestFeedback(this.#intake, giver, parseJsonBody(body), now);
+        this.#limits.eventsAccepted(answer.accepted, now);
+        return answer;
+      },
+      "events",
+    );
   }
 
   /** `POST /v1/history/open`: text at the space's `history_text_level`, against the verification claimed (capped by the source's ceiling). */
@@ -313,6 +330,11 @@ export class SpaceObject extends DurableObject<Env> {
         timelineOf(this.#sql, profileId, timelineRequest({ ...query, channels, cursor }, "query.cursor", viewerOf(caller))),
       );
     });
+  }
+
+  /** What the space used of each quota's metric in the current periods (the ControlObject's `GET /v1/usage`). */
+  async usage(): Promise<SpaceUsage> {
+    return this.#limits.usage(this.clock.now());
   }
 
   /** What the hot tier holds against its budget, and what waits for the compiler (operators, the benchmark). */
@@ -373,18 +395,22 @@ export class SpaceObject extends DurableObject<Env> {
 
   /**
    * The admission every method goes through: the credential against the replica, then the
-   * route's policy; afterwards the alarm follows any timer the work set. Any request but a batch
-   * makes the batches of the next second give way to requests (`BatchPacing`).
+   * route's policy, then the limits (`kind`: writes are limited before reads); afterwards the
+   * alarm follows any timer the work set. Any request but a batch makes the batches of the next
+   * second give way to requests (`BatchPacing`).
    */
   async #admitted<T>(
     credential: PresentedCredential,
     policy: RoutePolicy,
     work: (caller: Caller, now: number) => T | Promise<T>,
+    kind: RequestKind = "read",
   ): Promise<Outcome<T>> {
     if (policy !== POLICIES.batch) this.#batchPacing.otherRequest(performance.now());
     const outcome = await outcomeOf(() => {
       const now = this.clock.now();
-      return work(admit(this.#replica, credential, policy, now), now);
+      const caller = admit(this.#replica, credential, policy, now);
+      this.#limits.admit(this.#replica, caller, kind, now);
+      return work(caller, now);
     });
     await this.#armAlarm();
     return outcome;
@@ -433,14 +459,19 @@ export class SpaceObject extends DurableObject<Env> {
     work: (caller: Caller, now: number, input: I) => T,
     parse: () => I = () => undefined as I,
   ): Promise<Outcome<T>> {
-    return this.#admitted(credential, policy, (caller, now) => {
-      const request = { ...idempotency, scope: callerScope(caller), key: checkedIdempotencyKey(idempotency.key) };
-      const input = parse();
-      return this.#writes.runInTransaction(
-        request,
-        (inside) => this.#db.transaction(inside),
-        () => work(caller, now, input),
-      );
-    });
+    return this.#admitted(
+      credential,
+      policy,
+      (caller, now) => {
+        const request = { ...idempotency, scope: callerScope(caller), key: checkedIdempotencyKey(idempotency.key) };
+        const input = parse();
+        return this.#writes.runInTransaction(
+          request,
+          (inside) => this.#db.transaction(inside),
+          () => work(caller, now, input),
+        );
+      },
+      "write",
+    );
   }
 }

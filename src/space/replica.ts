@@ -4,11 +4,14 @@ import type { KeyMode } from "../auth/source-key";
 import { type TokenCut, TokenCuts } from "../auth/token-cuts";
 import type { Level, Scope } from "../contract/common";
 import type { SpaceConfigValues } from "../contract/config";
+import type { QuotaMetric, QuotaPeriod } from "../contract/quotas";
+import type { QuotaShare } from "./limits/limits";
+import { replicaQuotas } from "./limits/schema";
 import { replicaConfig, replicaKeys, replicaSources, replicaTokenCuts, spaceRecord } from "./schema";
 
 /**
  * The space's copy of what the ControlObject decides: the space, its sources, its keys (as
- * digests), its configuration and the tenant's cut person tokens. The ControlObject pushes every
+ * digests), its configuration, the tenant's cut person tokens and quotas (with this space's share). The ControlObject pushes every
  * change before it answers, so a revoked key or a cut token is refused on the very next request;
  * the copy is kept in SQLite so that it survives a restart of the object.
  */
@@ -49,6 +52,7 @@ export interface ReplicaSnapshot {
   sources: SourceRecord[];
   config: ConfigRecord;
   tokenCuts: TokenCut[];
+  quotas: QuotaShare[];
 }
 
 export interface Replica {
@@ -57,13 +61,21 @@ export interface Replica {
   sources: Map<string, SourceRecord>;
   config: ConfigRecord;
   tokenCuts: TokenCuts;
+  quotas: Map<QuotaMetric, QuotaShare>;
 }
 
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>;
 
 /** Before the first push: no space, so every credential is refused. */
 export function emptyReplica(): Replica {
-  return { space: null, keys: new Map(), sources: new Map(), config: { version: 0, values: {} }, tokenCuts: new TokenCuts([]) };
+  return {
+    space: null,
+    keys: new Map(),
+    sources: new Map(),
+    config: { version: 0, values: {} },
+    tokenCuts: new TokenCuts([]),
+    quotas: new Map(),
+  };
 }
 
 export function loadReplica(db: Db): Replica {
@@ -93,6 +105,16 @@ export function loadReplica(db: Db): Replica {
     sources,
     config: config ? { version: config.version, values: config.values as SpaceConfigValues } : { version: 0, values: {} },
     tokenCuts: new TokenCuts(db.select().from(replicaTokenCuts).all()),
+    quotas: new Map(
+      db
+        .select()
+        .from(replicaQuotas)
+        .all()
+        .map((row) => [
+          row.metric as QuotaMetric,
+          { ...row, metric: row.metric as QuotaMetric, period: row.period as QuotaPeriod },
+        ]),
+    ),
   };
 }
 
@@ -119,6 +141,8 @@ export function applyReplicaSnapshot(db: Db, snapshot: ReplicaSnapshot): void {
   }
   db.delete(replicaTokenCuts).run();
   for (const cut of snapshot.tokenCuts) db.insert(replicaTokenCuts).values(cut).run();
+  db.delete(replicaQuotas).run();
+  for (const quota of snapshot.quotas) db.insert(replicaQuotas).values(quota).run();
   const current = db.select().from(replicaConfig).where(eq(replicaConfig.id, 1)).get();
   if (!current || current.version <= snapshot.config.version) {
     const row = { id: 1, version: snapshot.config.version, values: snapshot.config.values };

@@ -1,6 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export * from "./identity/schema";
+export * from "./limits/schema";
 export * from "./measurement/schema";
 export * from "./memory/model-schema";
 export * from "./memory/schema";

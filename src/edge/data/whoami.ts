@@ -30,7 +30,7 @@ const whoamiRoute = createRoute({
   security: [{ sourceKey: [] }, { personToken: [] }],
   responses: {
     200: { description: "The caller.", content: { "application/json": { schema: CallerSchema } } },
-    ...problems(401, 403, 422, 500, 503),
+    ...problems(401, 403, 422, 429, 500, 503),
   },
 });
 
