@@ -144,8 +144,9 @@ describe("rate limits: the configuration and the document", () => {
     const document = await json<{ components: { schemas: Record<string, unknown> } }>(await call("GET", "/v1/openapi.json"), 200);
     const integers: [string, Record<string, unknown>][] = [];
     const walk = (node: unknown, path: string) => {
-      if (Array.isArray(node)) node.forEach((child, at) => walk(child, `${path}/${at}`));
-      else if (node !== null && typeof node === "object") {
+      if (Array.isArray(node)) {
+        for (const [at, child] of node.entries()) walk(child, `${path}/${at}`);
+      } else if (node !== null && typeof node === "object") {
         const schema = node as Record<string, unknown>;
         if (schema.type === "integer") integers.push([path, schema]);
         for (const [key, child] of Object.entries(schema)) walk(child, `${path}/${key}`);
