@@ -17,7 +17,7 @@ async function call(origin, method, path, { token, operator, body, idempotencyKe
 export async function seedDemo(origin, operatorToken) {
   const email = `admin+${randomBytes(3).toString("hex")}@demo.test`;
   const password = randomBytes(12).toString("base64url");
-  await call(origin, "POST", "/control/v1/tenants", {
+  const { tenant } = await call(origin, "POST", "/control/v1/tenants", {
     operator: operatorToken,
     body: { name: "Demo tenant", admin: { email, password, name: "Demo admin" } },
   });
@@ -47,5 +47,12 @@ export async function seedDemo(origin, operatorToken) {
     idempotencyKey: crypto.randomUUID(),
     body: { scopes: ["track", "act", "context", "search", "identify", "admin", "analytics"], mode: "live" },
   });
-  return { space, base_url: created.base_url, key: key.key, admin: { email, password } };
+  return {
+    space,
+    base_url: created.base_url,
+    key: key.key,
+    admin: { email, password },
+    space_id: created.space_id,
+    tenant_id: tenant.tenant_id,
+  };
 }

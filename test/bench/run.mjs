@@ -50,8 +50,12 @@
 // BENCH_LOCAL_OBSERVABILITY=1 (keep wrangler's local observability on, to measure its cost),
 // BENCH_TREE=<dir> (the servers build from that checkout instead of this one, e.g. a `git
 // worktree` of an older commit with node_modules linked: this bench's figures of another tree),
-// BENCH_ONLY=ingest, suggestions or memory (only the ingest rounds, only the suggestions job and
-// the labelled records, or only the memory phase; the last line holds their figures only).
+// BENCH_ONLY=ingest, suggestions, memory or ratelimit (only the ingest rounds, only the
+// suggestions job and the labelled records, only the memory phase, or only the rate-limit rounds;
+// the last line holds their figures only).
+// The rate limits' cost (rate-limits.mjs: rate_limit_overhead_ratio) is measured right after the
+// ingest rounds, on the same service: ROUNDS interleaved rounds of ROUND_BATCHES / 2 batches into
+// a space with every limit configured and none reached, and into one without limits.
 // Identity figures (test/bench/identity.mjs) are measured on the same service, each in a space
 // of its own, after the ingest rounds and the context figures. The memory phase (memory.mjs: the
 // labelled conversation set of sessions-labelled.mjs, MEMORY.customers customers, written
@@ -64,6 +68,7 @@ import { contextFigures } from "./context.mjs";
 import { median, overRounds, pct, pooled, ratioOverRounds, round, spread } from "./figures.mjs";
 import { identifyRate, mergeLarge, suggestionsJob } from "./identity.mjs";
 import { memoryFigures } from "./memory.mjs";
+import { rateLimitOverhead } from "./rate-limits.mjs";
 import { snapshotTree, startWrangler, stopAll } from "./servers.mjs";
 import { Workload } from "./workload.mjs";
 
@@ -72,11 +77,11 @@ const QUICK = process.env.BENCH_QUICK === "1";
 /**
  * `BENCH_ONLY=ingest`: the warm-ups, the floor and the ingest rounds only, for iterating on the
  * batch path; `BENCH_ONLY=suggestions`: the suggestions job and the labelled records only;
- * `BENCH_ONLY=memory`: the memory phase only.
+ * `BENCH_ONLY=memory`: the memory phase only; `BENCH_ONLY=ratelimit`: the rate limits' cost only.
  */
 const ONLY = process.env.BENCH_ONLY ?? "";
-if (!["", "ingest", "suggestions", "memory"].includes(ONLY))
-  throw new Error(`BENCH_ONLY must be ingest, suggestions or memory, got ${ONLY}`);
+if (!["", "ingest", "suggestions", "memory", "ratelimit"].includes(ONLY))
+  throw new Error(`BENCH_ONLY must be ingest, suggestions, memory or ratelimit, got ${ONLY}`);
 const INGEST_ONLY = ONLY === "ingest";
 const ROUNDS = Math.round(setting("BENCH_ROUNDS", 5));
 const ROUND_BATCHES = Math.round(setting("BENCH_ROUND_BATCHES", QUICK ? 60 : 200));
@@ -125,6 +130,7 @@ const TARGETS = [
   ["recompile_p99_ms", "≤", 1_000, "system event to compiled memory"],
   ["feedback_to_context_p99_ms", "≤", 1_000, "correct_fact to context"],
   ["ingest_ratio", "≥", 0.5, "full / minimal path items/s"],
+  ["rate_limit_overhead_ratio", "≥", 0.95, "ingest with every limit configured, none reached / without"],
   ["batch_p99_ratio", "≤", 1.5, "full / minimal path batch p99"],
   ["hot_tier_mb", "≤", 8, "hot tier at the end"],
   ["merge_large_ms", "≤", 50, "merge of two large profiles"],
@@ -176,6 +182,7 @@ try {
     console.log("");
     printVerdicts(figures.json);
   }
+  if (ONLY === "ratelimit") printVerdicts(figures.json);
   console.log(JSON.stringify(figures.json));
 } catch (error) {
   console.error(`\nbench failed: ${error instanceof Error ? error.message : error}`);
@@ -200,12 +207,14 @@ async function main() {
     return { json: suggestionFigures(suggestions) };
   }
   if (ONLY === "memory") return { json: (await memoryRun(secrets)).figures };
+  if (ONLY === "ratelimit") return { json: await rateLimitRun(secrets, workload) };
   log("starting the service and the minimal path (wrangler dev)");
   const [service, bare] = await Promise.all([
     startWrangler({ label: "full", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" }),
     startWrangler({ label: "minimal", cwd: MINIMAL_DIR, config: "wrangler.toml", readyPath: "/noop" }),
   ]);
   let ingest;
+  let rateLimits;
   let floor;
   let identify;
   const merges = [];
@@ -232,6 +241,8 @@ async function main() {
     // Each phase's figures as soon as they are in: a run stopped before the table still tells them.
     log(`figures: ${JSON.stringify({ ...ingest.json, ...ingest.latency })}`);
     if (INGEST_ONLY) return { json: { ...ingest.json, ...ingest.latency } };
+    rateLimits = await rateLimitOverhead(service.origin, secrets.OPERATOR_TOKEN, rateLimitSettings(workload));
+    log(`figures: ${JSON.stringify(rateLimits)}`);
     log(
       `context: ${CONTEXT.profiles} profiles of ${CONTEXT.perProfile} events and one of ${CONTEXT.large}, read under a steady ingest`,
     );
@@ -264,7 +275,7 @@ async function main() {
   const memory = await memoryRun(secrets);
   if (memory.observabilityWritten) observability.push("memory");
 
-  const json = figuresOf({ ingest, floor, identify, merges, suggestions, context, memory: memory.figures });
+  const json = figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, context, memory: memory.figures });
   return { json, ingest, floor, context, merges, suggestions, observability };
 }
 
@@ -334,11 +345,40 @@ function suggestionFigures(suggestions) {
   };
 }
 
+/** The rate limits' rounds: half a slice of the ingest rounds per space and round. */
+function rateLimitSettings(workload) {
+  const roundBatches = Math.ceil(ROUND_BATCHES / 2);
+  log(
+    `rate limits: ${ROUNDS} interleaved rounds of ${roundBatches} batches (${CLIENTS} clients) into a space with every limit configured, none reached, and into one without`,
+  );
+  return {
+    workload,
+    rounds: ROUNDS,
+    roundBatches,
+    warmupBatches: 20,
+    sliceSeconds: SLICE_MAX_SECONDS,
+    load,
+    assertClean,
+    log,
+  };
+}
+
+/** `BENCH_ONLY=ratelimit`: the rate limits' rounds alone, on a service of their own. */
+async function rateLimitRun(secrets, workload) {
+  const service = await startWrangler({ label: "full", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
+  try {
+    return await rateLimitOverhead(service.origin, secrets.OPERATOR_TOKEN, rateLimitSettings(workload));
+  } finally {
+    await service.stop();
+  }
+}
+
 /** The JSON line: every figure, with `<key>_spread` beside those taken over rounds or repeats. */
-function figuresOf({ ingest, floor, identify, merges, suggestions, context, memory }) {
+function figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, context, memory }) {
   const large = merges.at(-1);
   return {
     ...ingest.json,
+    ...rateLimits,
     ...pooled("floor_p50_ms", floor.chunks, 50),
     ...pooled("floor_p99_ms", floor.chunks, 99),
     ...ingest.latency,
@@ -657,6 +697,12 @@ function printTable({ json, ingest, floor, context, merges, suggestions, observa
       `a round's p99 on ${behind(Math.min(...ingest.runs.full.map((run) => run.batches))).replace(/^.*?on /, "")}`,
     ],
     ["storage ratio (full / storage limit)", fixed(3)(json.storage_ratio), spreadOf("storage_ratio", fixed(3)), ""],
+    [
+      "rate limits' cost (limited / unlimited)",
+      fixed(3)(json.rate_limit_overhead_ratio),
+      spreadOf("rate_limit_overhead_ratio", fixed(3)),
+      `${items(json.rate_limited_items_per_s)} against ${items(json.rate_unlimited_items_per_s)} (medians); every limit configured, none reached`,
+    ],
     ["identify (merging two profiles each)", items(json.identify_items_per_s), "", "batches of 500, one client"],
     [
       "merge of two large profiles",
