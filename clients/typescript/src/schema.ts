@@ -76,6 +76,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -158,6 +160,17 @@ export interface paths {
                 /** @description invalid_input, verification_not_allowed, about_without_link */
                 422: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -270,6 +283,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -379,6 +394,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -485,6 +502,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -595,6 +614,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -703,6 +724,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -812,6 +835,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -920,6 +945,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1022,6 +1049,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1130,6 +1159,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1242,6 +1273,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1350,6 +1383,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1523,6 +1558,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1621,6 +1658,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1739,6 +1778,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1855,6 +1896,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1971,6 +2014,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2089,6 +2134,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2205,6 +2252,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2381,6 +2430,8 @@ export interface paths {
                 /** @description rate_limited */
                 429: {
                     headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3967,6 +4018,248 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a tenant's quotas
+         * @description Platform operation: header `X-Service-Operator-Token`. An unknown tenant is `404`.
+         */
+        get: {
+            parameters: {
+                query: {
+                    tenant_id: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The tenant's quotas. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["QuotaList"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set a tenant's quota
+         * @description Platform operation: header `X-Service-Operator-Token`. Sets the tenant's limit of one metric for all its spaces together (each space may use an even part of it), in force in every space of the tenant before the answer, which echoes the request. An unknown tenant is `404`.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Quota"];
+                };
+            };
+            responses: {
+                /** @description The quota, as sent. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Quota"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's usage
+         * @description Role `admin`. Per metric, what the person's tenant used in the current period, in all and per space, beside its quota: events accepted today (UTC), requests admitted this minute, bytes of storage held now (the spaces' databases), bytes of media held now (none is stored yet).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The usage. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Usage"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5238,10 +5531,77 @@ export interface components {
             summarizer_model?: string;
             /** @description How many model calls the space makes per UTC day at most (default 1,000). */
             summarizer_daily_limit?: number;
+            /** @description Token buckets (docs/api/contract.md#rate-limits): each holds a minute's requests and refills evenly; writes stop while a fifth of the bucket is left, which only reads may take. Over a limit: `429 rate_limited` with `Retry-After`. Absent: no limit. */
             rate_limits?: {
+                /** @description Requests per minute the whole space takes, from every key and person together. */
                 space_per_minute?: number;
+                /** @description Requests per minute one key (or one person) takes. */
                 key_per_minute?: number;
             };
+        };
+        /** @description One limit of a tenant, for all its spaces together. Each metric has one period: `events_per_day` `day`, `requests_per_minute` `minute`, `storage_bytes` `month`, `media_bytes` `month`; another is `422` (`period: not_the_period_of_the_metric_<period>`). A second PUT for the same tenant and metric replaces the first. */
+        Quota: {
+            /** Format: uuid */
+            tenant_id: string;
+            /** @enum {string} */
+            metric: "events_per_day" | "requests_per_minute" | "storage_bytes" | "media_bytes";
+            /** @description Maximum for the period; 0 refuses every use of the metric. */
+            limit: number;
+            /** @enum {string} */
+            period: "minute" | "day" | "month";
+        } & ({
+            /** @constant */
+            metric?: "events_per_day";
+            /** @constant */
+            period?: "day";
+        } | {
+            /** @constant */
+            metric?: "requests_per_minute";
+            /** @constant */
+            period?: "minute";
+        } | {
+            /** @constant */
+            metric?: "storage_bytes";
+            /** @constant */
+            period?: "month";
+        } | {
+            /** @constant */
+            metric?: "media_bytes";
+            /** @constant */
+            period?: "month";
+        });
+        /** @description The tenant's quotas, at most one per metric, in the order of the metrics. */
+        QuotaList: {
+            data: components["schemas"]["Quota"][];
+        };
+        Usage: {
+            tenant_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            measured_at: string;
+            metrics: components["schemas"]["MetricUsage"][];
+        };
+        MetricUsage: {
+            /** @enum {string} */
+            metric: "events_per_day" | "requests_per_minute" | "storage_bytes" | "media_bytes";
+            /** @enum {string} */
+            period: "minute" | "day" | "month";
+            /**
+             * Format: date-time
+             * @description Start of the current period (UTC).
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            period_start: string;
+            /** @description Events accepted and requests admitted in the current period; for storage and media, the bytes held now. */
+            used: number;
+            /** @description The tenant's quota, or null when none is set. */
+            limit: number | null;
+            spaces: {
+                space_id: string;
+                used: number;
+            }[];
         };
     };
     responses: never;
