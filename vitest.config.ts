@@ -10,6 +10,9 @@ declare const process: { env: Record<string, string | undefined> };
 const propertyScale = Number(process.env.TEST_PROPERTY_SCALE ?? 1);
 
 export default defineConfig({
+  // In the checkout, not in node_modules: git worktrees that link one node_modules would otherwise
+  // share the optimizer's bundles and replace each other's in the middle of a run.
+  cacheDir: ".vite",
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },

@@ -24,4 +24,15 @@ describe("readings of an event's text", () => {
     expect(after).not.toBe(first);
     expect(after).toEqual(first);
   });
+
+  it("keeps about a million characters of text: what was read longest ago is read anew", () => {
+    forgetReadings();
+    const text = "My kettle leaks from the base.";
+    const first = readingsOfEvent(memoryEvent({ kind: "message", text }));
+    const long = (i: number) => `Order ${i} is late. `.repeat(600);
+    for (let i = 0; i < 60; i++) readingsOfEvent(memoryEvent({ kind: "message", text: long(i) }));
+    expect(readingsOfEvent(memoryEvent({ kind: "message", text }))).toBe(first); // read again lately: kept
+    for (let i = 60; i < 160; i++) readingsOfEvent(memoryEvent({ kind: "message", text: long(i) }));
+    expect(readingsOfEvent(memoryEvent({ kind: "message", text }))).not.toBe(first);
+  });
 });

@@ -158,20 +158,30 @@ export function readingsOf(text: string | null): Reading[] {
 /**
  * Texts read lately, and their readings: a session is compiled again each time it gets events,
  * and each compile reads all of its messages; a reading is a function of the text alone.
- * Bounded (the oldest read goes first), per isolate; `forgetReadings` empties it.
+ * Bounded by the texts' length (about 10,000 chat messages; with their readings some 5 MB of an
+ * isolate's 128), the one read longest ago going first; `forgetReadings` empties it.
  */
-const READ_TEXTS = 20_000;
+const READ_TEXT_UNITS = 1_000_000;
 const readTexts = new Map<string, Reading[]>();
+let readTextUnits = 0;
 
 /** The sentences of an event's text as read (`readingsOf`), read once while the text is among the latest read. */
 export function readingsOfEvent(event: MemoryEvent): Reading[] {
   const text = event.text;
   if (!text) return [];
-  let readings = readTexts.get(text);
-  if (readings === undefined) {
-    readings = readingsOf(text);
-    if (readTexts.size >= READ_TEXTS) readTexts.delete(readTexts.keys().next().value as string);
-    readTexts.set(text, readings);
+  const kept = readTexts.get(text);
+  if (kept !== undefined) {
+    readTexts.delete(text);
+    readTexts.set(text, kept);
+    return kept;
+  }
+  const readings = readingsOf(text);
+  readTexts.set(text, readings);
+  readTextUnits += text.length;
+  for (const oldest of readTexts.keys()) {
+    if (readTextUnits <= READ_TEXT_UNITS) break;
+    readTexts.delete(oldest);
+    readTextUnits -= oldest.length;
   }
   return readings;
 }
@@ -179,6 +189,7 @@ export function readingsOfEvent(event: MemoryEvent): Reading[] {
 /** Erasure: no text read before stays in memory. */
 export function forgetReadings(): void {
   readTexts.clear();
+  readTextUnits = 0;
 }
 
 export function readSentence({ text, start, end }: Sentence): Reading {
