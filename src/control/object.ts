@@ -53,7 +53,7 @@ interface Page<T> {
 }
 
 /**
- * The control plane: tenants, people, projects, spaces, sources, keys and configuration. One
+ * The control plane: tenants, people, projects, spaces, sources, keys, configuration and quotas. One
  * object for the deployment. The edge has verified the person token's signature and the route's
  * roles; every method here first checks that the token was not cut (`#as`), and scopes what it
  * touches to the actor's tenant (another tenant's record is `404`). A change a space must know
