@@ -204,6 +204,8 @@ describe("OpenAPI 3.1 and the reference page", () => {
       "/v1/keys/{id}/rotate": ["post"],
       "/v1/keys/{id}/revoke": ["post"],
       "/v1/spaces/{id}/config": ["get", "put"],
+      "/v1/quotas": ["put", "get"],
+      "/v1/usage": ["get"],
     };
     expect(Object.keys(document.paths).sort()).toEqual(Object.keys(expected).sort());
     for (const [path, methods] of Object.entries(expected)) {
