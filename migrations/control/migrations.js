@@ -1,6 +1,7 @@
 import m0000 from "./0000_init.sql";
 import m0001 from "./0001_person_token_cuts.sql";
 import m0002 from "./0002_quotas.sql";
+import m0003 from "./0003_audit_log.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -9,5 +10,6 @@ export default {
     m0000,
     m0001,
     m0002,
+    m0003,
   },
 };

@@ -24,6 +24,7 @@ import m0022 from "./0022_search_turns.sql";
 import m0023 from "./0023_model_summaries.sql";
 import m0024 from "./0024_person_token_cuts_scoped_answers.sql";
 import m0025 from "./0025_quotas_and_rate_limits.sql";
+import m0026 from "./0026_audit_and_exports.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -55,5 +56,6 @@ export default {
     m0023,
     m0024,
     m0025,
+    m0026,
   },
 };

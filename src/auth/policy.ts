@@ -41,6 +41,8 @@ export const POLICIES = {
   feedback: { scopes: ["act"], roles: ["review"] },
   identityReview: { roles: ["review"] },
   measurement: { scopes: ["admin"], roles: ["analysis", "integration"] },
+  // Exports and the audit log: people with `security` only; a key is `403 forbidden`.
+  security: { roles: ["security"] },
   // Control API (DESIGN 3.3)
   me: { roles: ROLES },
   people: { roles: ["admin"] },

@@ -59,6 +59,11 @@ export function getPerson(db: ControlDb, personId: string): PersonRow | undefine
   return db.select().from(people).where(eq(people.personId, personId)).get();
 }
 
+/** The person an e-mail names, if any (who a refused login is recorded under). */
+export function personByEmail(db: ControlDb, email: string): PersonRow | undefined {
+  return db.select().from(people).where(eq(people.email, email.trim().toLowerCase())).get();
+}
+
 /** The tenant's person, or `404`. */
 function requirePerson(db: ControlDb, tenantId: string, personId: string): PersonRow {
   const row = getPerson(db, personId);

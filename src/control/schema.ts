@@ -1,5 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
+export { controlAuditLog } from "../audit/schema";
+
 /** The control plane's tables. It never holds customer content. See docs/storage.md. */
 export const tenants = sqliteTable("tenants", {
   tenantId: text("tenant_id").primaryKey(),

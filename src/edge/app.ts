@@ -3,6 +3,7 @@ import { Problem } from "../http/problem";
 import { problemResponse } from "../http/render";
 import { addressesSeenFrom } from "./address";
 import type { AppEnv } from "./context";
+import { controlAuditRoutes } from "./control/audit";
 import { authRoutes } from "./control/auth";
 import { configRoutes } from "./control/config";
 import { keyRoutes } from "./control/keys";
@@ -11,8 +12,10 @@ import { projectRoutes } from "./control/projects";
 import { quotaRoutes } from "./control/quotas";
 import { sourceRoutes } from "./control/sources";
 import { tenantRoutes } from "./control/tenants";
+import { auditRoutes } from "./data/audit";
 import { batchRoutes } from "./data/batch";
 import { contextRoutes } from "./data/context";
+import { exportRoutes } from "./data/exports";
 import { feedbackRoutes } from "./data/feedback";
 import { historyRoutes } from "./data/history";
 import { identityRoutes } from "./data/identity";
@@ -42,7 +45,9 @@ const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
   .route("/", feedbackRoutes)
   .route("/", memoryStatsRoutes)
   .route("/", measurementRoutes)
-  .route("/", identityRoutes);
+  .route("/", identityRoutes)
+  .route("/", exportRoutes)
+  .route("/", auditRoutes);
 
 /** Control API, mounted at `/control` (host `control.<BASE_HOST>` is rewritten to it). */
 const controlApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
@@ -53,7 +58,8 @@ const controlApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
   .route("/", sourceRoutes)
   .route("/", keyRoutes)
   .route("/", configRoutes)
-  .route("/", quotaRoutes);
+  .route("/", quotaRoutes)
+  .route("/", controlAuditRoutes);
 
 export const DATA_PREFIX = "/spaces/:space";
 export const CONTROL_PREFIX = "/control";

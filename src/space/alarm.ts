@@ -1,4 +1,5 @@
 import { COMPILE_YIELD_MS } from "./compile-pacing";
+import { EXPORT_LEASE_MS } from "./exports/jobs";
 import { foldSightings } from "./identity/handle-store";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
 import { writeServedContexts } from "./measurement/served-contexts";
@@ -11,11 +12,13 @@ import { setTimer, type Timer, takeDueTimers } from "./timers";
 
 /**
  * What timers changed that the object holds in memory: sessions that closed leave the hot tier; a
- * due model step is started by the object after the round (its calls are async: `model-step.ts`).
+ * due model step is started by the object after the round (its calls are async: `model-step.ts`),
+ * and so are the due exports' slices (they write to R2: `exports/jobs.ts`).
  */
 export interface TimerEffects {
   closed: { sessionId: string; profileId: string }[];
   summarize: boolean;
+  exports: string[];
 }
 
 /** What a round of timers is told besides the time. */
@@ -31,7 +34,11 @@ export interface Round {
 /** Runs every timer due at `now` (DESIGN §4): the one place a timer's kind meets its effect. */
 export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerEffects {
   const due = takeDueTimers(sql, now);
-  const effects: TimerEffects = { closed: [], summarize: due.some((timer) => timer.kind === "memory.summarize") };
+  const effects: TimerEffects = {
+    closed: [],
+    summarize: due.some((timer) => timer.kind === "memory.summarize"),
+    exports: due.filter((timer) => timer.kind === "export.run").map((timer) => timer.key),
+  };
   const jobRunning = due.some((timer) => timer.kind === "suggestions.run");
   // Close timers are read and written together: each session is read through the session inbox.
   const closes = due.filter((timer) => timer.kind === "session.close");
@@ -83,5 +90,10 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       break;
     case "memory.summarize":
       break; // in effects: the object starts it after the round
+    case "export.run":
+      // In effects: the object writes the slice after the round. Held meanwhile, so that an
+      // object that dies mid-slice has the export go on later.
+      setTimer(sql, { ...timer, dueAt: now + EXPORT_LEASE_MS });
+      break;
   }
 }

@@ -2,12 +2,15 @@ import { DurableObject } from "cloudflare:workers";
 import { type DrizzleSqliteDODatabase, drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/space/migrations.js";
+import { type AuditedRequest, actorOf, auditPage, recordOutcome } from "../audit/log";
 import type { PresentedCredential } from "../auth/credential";
 import { POLICIES, type RoutePolicy } from "../auth/policy";
 import { signingKey } from "../auth/signing-key";
 import { type Clock, systemClock } from "../clock";
+import type { SpaceAuditPage, SpaceAuditQuery } from "../contract/audit";
 import type { BatchAnswer } from "../contract/batch";
 import { type ContextAnswer, ContextInputSchema } from "../contract/context";
+import { ExportInputSchema, type ExportRecord } from "../contract/exports";
 import {
   type HistoryItem,
   HistoryOpenInputSchema,
@@ -36,10 +39,14 @@ import { admit, type Caller, callerScope, viewerOf } from "./access";
 import { runDueTimers } from "./alarm";
 import { BatchPacing } from "./batch-pacing";
 import { BACKLOG_SESSIONS, CompilePacing } from "./compile-pacing";
+import { ExportJobs } from "./exports/jobs";
+import { downloadLink, openDownload } from "./exports/links";
+import { exportView, requireExport } from "./exports/records";
 import { spaceIdempotencyStore } from "./idempotency";
 import { endLink, linkProfiles, linkView } from "./identity/links";
 import { undoMerge } from "./identity/merges";
-import { lookupProfile, mergeView, readProfile } from "./identity/profile-view";
+import { lookupProfile, mergeView, profileOfHandle, readProfile } from "./identity/profile-view";
+import { membersOf, rootOf } from "./identity/profiles";
 import { type JobStatus, suggestionJobStatus } from "./identity/suggestion-job";
 import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity/suggestions";
 import { type Intake, ingestBatch, openIntake } from "./intake";
@@ -108,6 +115,8 @@ export class SpaceObject extends DurableObject<Env> {
   /** Model calls in flight, started by the `memory.summarize` timer. */
   #modelStep = new ModelStep();
   #stepHost: StepHost;
+  /** Exports being written (`exports/jobs.ts`); public so that tests can make its slices small. */
+  readonly exportJobs = new ExportJobs(() => ({ sql: this.#sql, bucket: this.env.FILES, now: () => this.clock.now() }));
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -159,6 +168,7 @@ export class SpaceObject extends DurableObject<Env> {
       this.#hot.close(effects.closed);
       // Not awaited: the calls run beside the alarm and write their outcome when they settle.
       if (effects.summarize && model !== null) this.#modelStep.start(this.#stepHost, model, now);
+      for (const exportId of effects.exports) await this.exportJobs.step(exportId);
       const next = nextDueAt(this.#sql);
       const more = next !== null && next <= this.clock.now();
       if (!more || round >= ALARM_ROUNDS || performance.now() - started >= ALARM_BUDGET_MS) break;
@@ -218,23 +228,51 @@ export class SpaceObject extends DurableObject<Env> {
     });
   }
 
-  async readProfile(credential: PresentedCredential, profileId: string): Promise<Outcome<Profile>> {
-    return this.#admitted(credential, POLICIES.profileRead, (caller) => readProfile(this.#sql, profileId, viewerOf(caller)));
+  /** A person's read is audited (`profile.read`); a key's is an agent's and is not. */
+  async readProfile(
+    credential: PresentedCredential,
+    profileId: string,
+    requestId: string | null = null,
+  ): Promise<Outcome<Profile>> {
+    const read = () =>
+      this.#admitted(credential, POLICIES.profileRead, (caller) => readProfile(this.#sql, profileId, viewerOf(caller)));
+    if (credential.kind === "key") return read();
+    const targets = [{ type: "profile" as const, id: profileId }];
+    return this.#audited({ ...this.#audit(credential, "profile.read", requestId, targets), targetsOf: profileTarget }, read);
   }
 
-  async lookupProfile(credential: PresentedCredential, body: BodyInput): Promise<Outcome<Profile>> {
-    return this.#admitted(credential, POLICIES.profileRead, (caller) => {
-      const { handle } = parseOrRefuse(LookupInputSchema, parseJsonBody(body));
-      return lookupProfile(this.#sql, handle, viewerOf(caller));
-    });
+  async lookupProfile(
+    credential: PresentedCredential,
+    body: BodyInput,
+    requestId: string | null = null,
+  ): Promise<Outcome<Profile>> {
+    const lookup = () =>
+      this.#admitted(credential, POLICIES.profileRead, (caller) => {
+        const { handle } = parseOrRefuse(LookupInputSchema, parseJsonBody(body));
+        return lookupProfile(this.#sql, handle, viewerOf(caller));
+      });
+    if (credential.kind === "key") return lookup();
+    return this.#audited({ ...this.#audit(credential, "profile.lookup", requestId), targetsOf: profileTarget }, lookup);
   }
 
-  async undoMerge(credential: PresentedCredential, mergeId: string, idempotency: IdempotencyRequest): Promise<Outcome<Merge>> {
-    return this.#idempotent(credential, POLICIES.identityReview, idempotency, (_caller, now) => {
-      const merge = undoMerge(this.#sql, mergeId, now);
-      queueProfile(this.#sql, [merge.survivorId, merge.absorbedId], now);
-      return mergeView(merge);
-    });
+  async undoMerge(
+    credential: PresentedCredential,
+    mergeId: string,
+    idempotency: IdempotencyRequest,
+    requestId: string | null = null,
+  ): Promise<Outcome<Merge>> {
+    const audit = this.#audit<Merge>(credential, "merge.undo", requestId, [{ type: "merge", id: mergeId }]);
+    audit.targetsOf = (merge) => [
+      { type: "profile", id: merge.survivor_id },
+      { type: "profile", id: merge.absorbed_id },
+    ];
+    return this.#audited(audit, () =>
+      this.#idempotent(credential, POLICIES.identityReview, idempotency, (_caller, now) => {
+        const merge = undoMerge(this.#sql, mergeId, now);
+        queueProfile(this.#sql, [merge.survivorId, merge.absorbedId], now);
+        return mergeView(merge);
+      }),
+    );
   }
 
   async readContext(credential: PresentedCredential, body: BodyInput): Promise<Outcome<ContextAnswer>> {
@@ -370,9 +408,13 @@ export class SpaceObject extends DurableObject<Env> {
     credential: PresentedCredential,
     suggestionId: string,
     idempotency: IdempotencyRequest,
+    requestId: string | null = null,
   ): Promise<Outcome<Suggestion>> {
-    return this.#idempotent(credential, POLICIES.identity, idempotency, (caller, now) =>
-      dismissSuggestion(this.#sql, suggestionId, now, viewerOf(caller).visibility),
+    const audit = this.#audit(credential, "suggestion.dismiss", requestId, [{ type: "suggestion", id: suggestionId }]);
+    return this.#audited({ ...audit, targetsOf: suggestionTargets }, () =>
+      this.#idempotent(credential, POLICIES.identity, idempotency, (caller, now) =>
+        dismissSuggestion(this.#sql, suggestionId, now, viewerOf(caller).visibility),
+      ),
     );
   }
 
@@ -380,11 +422,75 @@ export class SpaceObject extends DurableObject<Env> {
     credential: PresentedCredential,
     suggestionId: string,
     idempotency: IdempotencyRequest,
+    requestId: string | null = null,
   ): Promise<Outcome<Suggestion>> {
-    return this.#idempotent(credential, POLICIES.identityReview, idempotency, (caller, now) => {
-      const personId = caller.principal.kind === "person" ? caller.principal.personId : "";
-      return acceptSuggestion(this.#sql, suggestionId, personId, now, viewerOf(caller).visibility);
-    });
+    const audit = this.#audit(credential, "suggestion.accept", requestId, [{ type: "suggestion", id: suggestionId }]);
+    return this.#audited({ ...audit, targetsOf: suggestionTargets }, () =>
+      this.#idempotent(credential, POLICIES.identityReview, idempotency, (caller, now) => {
+        const personId = caller.principal.kind === "person" ? caller.principal.personId : "";
+        return acceptSuggestion(this.#sql, suggestionId, personId, now, viewerOf(caller).visibility);
+      }),
+    );
+  }
+
+  /** `POST /v1/exports`: the subject's data as NDJSON in R2; complete in the answer when small, else written on by a timer. */
+  async createExport(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<ExportRecord>> {
+    const audit = this.#audit<ExportRecord>(credential, "export.create", requestId);
+    audit.targetsOf = (record) => [
+      { type: "export", id: record.export_id },
+      { type: "profile", id: record.profile_id },
+    ];
+    return this.#audited(audit, () =>
+      this.#admitted(credential, POLICIES.security, async () => {
+        const input = parseOrRefuse(ExportInputSchema, parseJsonBody(body));
+        const whole = { visibility: "whole", sources: null } as const;
+        const rootId = input.handle
+          ? profileOfHandle(this.#sql, input.handle, whole)
+          : rootOf(this.#sql, input.profile_id ?? "")?.profileId;
+        if (!rootId) throw new Problem("not_found", "no such profile");
+        const subject = { space: this.#replica.space?.name ?? "", rootId, members: membersOf(this.#sql, rootId) };
+        const row = await this.exportJobs.start(subject, actorOf(credential).id);
+        return exportView(row, await downloadLink(this.env, this.#sql, row, this.clock.now()));
+      }),
+    );
+  }
+
+  /** `GET /v1/exports/{id}`: the status record, with a fresh download link once completed. */
+  async readExport(credential: PresentedCredential, exportId: string, requestId: string | null): Promise<Outcome<ExportRecord>> {
+    const audit = this.#audit<ExportRecord>(credential, "export.read", requestId, [{ type: "export", id: exportId }]);
+    audit.targetsOf = (record) => [{ type: "profile", id: record.profile_id }];
+    return this.#audited(audit, () =>
+      this.#admitted(credential, POLICIES.security, async (_caller, now) => {
+        const row = requireExport(this.#sql, exportId);
+        return exportView(row, await downloadLink(this.env, this.#sql, row, now));
+      }),
+    );
+  }
+
+  /** The development download route: the link's token checked, the file's R2 key for the edge to stream. */
+  async openExportDownload(exportId: string, token: string, requestId: string | null): Promise<Outcome<{ objectKey: string }>> {
+    const audit = { actor: { kind: "link", id: exportId }, action: "export.download", requestId, named: true } as const;
+    return this.#audited({ ...audit, targets: [{ type: "export", id: exportId }] }, () =>
+      outcomeOf(() => openDownload(this.#sql, exportId, token, this.#replica.space?.name ?? "", this.clock.now())),
+    );
+  }
+
+  /** `GET /v1/audit`: the space's log, oldest first; the read itself is a row of it. */
+  async readAudit(
+    credential: PresentedCredential,
+    query: SpaceAuditQuery,
+    requestId: string | null,
+  ): Promise<Outcome<SpaceAuditPage>> {
+    return this.#audited(this.#audit(credential, "audit.read", requestId), () =>
+      this.#admitted(credential, POLICIES.security, () =>
+        this.#paged(
+          "audit",
+          query.cursor,
+          "query.cursor",
+          (cursor) => auditPage(this.#sql, { ...query, cursor }) as SpaceAuditPage,
+        ),
+      ),
+    );
   }
 
   async endLink(credential: PresentedCredential, linkId: string, idempotency: IdempotencyRequest): Promise<Outcome<Link>> {
@@ -413,6 +519,23 @@ export class SpaceObject extends DurableObject<Env> {
       return work(caller, now);
     });
     await this.#armAlarm();
+    return outcome;
+  }
+
+  /** What the audit log records of a governance request (docs/api/privacy.md#audit). */
+  #audit<T>(
+    credential: PresentedCredential,
+    action: AuditedRequest<T>["action"],
+    requestId: string | null,
+    targets: AuditedRequest<T>["targets"] = [],
+  ): AuditedRequest<T> {
+    return { actor: actorOf(credential), action, requestId, targets };
+  }
+
+  /** A governance request: answered, then appended to the space's audit log with its outcome. */
+  async #audited<T>(request: AuditedRequest<T>, run: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    const outcome = await run();
+    recordOutcome(this.#sql, request, outcome, this.clock.now());
     return outcome;
   }
 
@@ -475,3 +598,10 @@ export class SpaceObject extends DurableObject<Env> {
     );
   }
 }
+
+const profileTarget = (profile: Profile) => [{ type: "profile" as const, id: profile.profile_id }];
+
+const suggestionTargets = (suggestion: Suggestion) => [
+  { type: "profile" as const, id: suggestion.profile_a },
+  { type: "profile" as const, id: suggestion.profile_b },
+];

@@ -1,5 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
+export { auditLog } from "../audit/schema";
+export * from "./exports/schema";
 export * from "./identity/schema";
 export * from "./limits/schema";
 export * from "./measurement/schema";

@@ -52,12 +52,12 @@ const meRoute = createRoute({
 export const authRoutes = new OpenAPIHono<AppEnv>()
   .openapi(loginRoute, async (c) => {
     const { email, password } = c.req.valid("json");
-    const { person, generation } = unwrap(await controlObject(c.env).login(email, password));
+    const { person, generation } = unwrap(await controlObject(c.env).login(email, password, c.get("requestId")));
     const { token, expiresAt } = await signPersonToken(c.get("secrets").jwtKey, person, generation, Date.now());
     return c.json({ token, expires_at: new Date(expiresAt).toISOString() }, 200);
   })
   .openapi(logoutRoute, async (c) => {
-    unwrap(await controlObject(c.env).logout(c.get("person")));
+    unwrap(await controlObject(c.env).logout(c.get("person"), c.get("requestId")));
     return c.body(null, 204);
   })
   .openapi(meRoute, async (c) => c.json(unwrap(await controlObject(c.env).me(c.get("person"))), 200));

@@ -51,7 +51,14 @@ export const configRoutes = new OpenAPIHono<AppEnv>()
   )
   .openapi(putConfigRoute, async (c) =>
     c.json(
-      unwrap(await controlObject(c.env).putConfig(c.get("person"), c.req.valid("param").id, c.req.valid("json").values)),
+      unwrap(
+        await controlObject(c.env).putConfig(
+          c.get("person"),
+          c.req.valid("param").id,
+          c.req.valid("json").values,
+          c.get("requestId"),
+        ),
+      ),
       200,
     ),
   );

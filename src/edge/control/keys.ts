@@ -62,14 +62,26 @@ const revokeKeyRoute = createRoute({
 export const keyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createKeyRoute, async (c) => {
     const idempotency = await idempotencyOf(c, c.req.valid("header")["idempotency-key"]);
-    const key = await controlObject(c.env).createKey(c.get("person"), c.req.valid("param").id, c.req.valid("json"), idempotency);
+    const key = await controlObject(c.env).createKey(
+      c.get("person"),
+      c.req.valid("param").id,
+      c.req.valid("json"),
+      idempotency,
+      c.get("requestId"),
+    );
     return c.json(unwrap(key), 201);
   })
   .openapi(rotateKeyRoute, async (c) => {
     const idempotency = await idempotencyOf(c, c.req.valid("header")["idempotency-key"]);
-    return c.json(unwrap(await controlObject(c.env).rotateKey(c.get("person"), c.req.valid("param").id, idempotency)), 200);
+    return c.json(
+      unwrap(await controlObject(c.env).rotateKey(c.get("person"), c.req.valid("param").id, idempotency, c.get("requestId"))),
+      200,
+    );
   })
   .openapi(revokeKeyRoute, async (c) => {
     const idempotency = await idempotencyOf(c, c.req.valid("header")["idempotency-key"]);
-    return c.json(unwrap(await controlObject(c.env).revokeKey(c.get("person"), c.req.valid("param").id, idempotency)), 200);
+    return c.json(
+      unwrap(await controlObject(c.env).revokeKey(c.get("person"), c.req.valid("param").id, idempotency, c.get("requestId"))),
+      200,
+    );
   });

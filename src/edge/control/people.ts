@@ -72,16 +72,21 @@ const removePersonRoute = createRoute({
 
 export const peopleRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createPersonRoute, async (c) =>
-    c.json(unwrap(await controlObject(c.env).createPerson(c.get("person"), c.req.valid("json"))), 201),
+    c.json(unwrap(await controlObject(c.env).createPerson(c.get("person"), c.req.valid("json"), c.get("requestId"))), 201),
   )
   .openapi(listPeopleRoute, async (c) =>
     c.json(unwrap(await controlObject(c.env).listPeople(c.get("person"), c.req.valid("query"))), 200),
   )
   .openapi(updatePersonRoute, async (c) => {
-    const person = await controlObject(c.env).updatePerson(c.get("person"), c.req.valid("param").id, c.req.valid("json"));
+    const person = await controlObject(c.env).updatePerson(
+      c.get("person"),
+      c.req.valid("param").id,
+      c.req.valid("json"),
+      c.get("requestId"),
+    );
     return c.json(unwrap(person), 200);
   })
   .openapi(removePersonRoute, async (c) => {
-    unwrap(await controlObject(c.env).removePerson(c.get("person"), c.req.valid("param").id));
+    unwrap(await controlObject(c.env).removePerson(c.get("person"), c.req.valid("param").id, c.get("requestId")));
     return c.body(null, 204);
   });

@@ -82,14 +82,20 @@ function withBaseUrl(c: Context<AppEnv>, space: SpaceView) {
 
 export const projectRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createProjectRoute, async (c) =>
-    c.json(unwrap(await controlObject(c.env).createProject(c.get("person"), c.req.valid("json").name)), 201),
+    c.json(unwrap(await controlObject(c.env).createProject(c.get("person"), c.req.valid("json").name, c.get("requestId"))), 201),
   )
   .openapi(listProjectsRoute, async (c) =>
     c.json(unwrap(await controlObject(c.env).listProjects(c.get("person"), c.req.valid("query"))), 200),
   )
   .openapi(createSpaceRoute, async (c) => {
     const { name, region } = c.req.valid("json");
-    const space = await controlObject(c.env).createSpace(c.get("person"), c.req.valid("param").id, name, region ?? c.env.REGION);
+    const space = await controlObject(c.env).createSpace(
+      c.get("person"),
+      c.req.valid("param").id,
+      name,
+      region ?? c.env.REGION,
+      c.get("requestId"),
+    );
     return c.json(withBaseUrl(c, unwrap(space)), 201);
   })
   .openapi(listSpacesRoute, async (c) => {

@@ -39,7 +39,17 @@ const listSourcesRoute = createRoute({
 
 export const sourceRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createSourceRoute, async (c) =>
-    c.json(unwrap(await controlObject(c.env).createSource(c.get("person"), c.req.valid("param").id, c.req.valid("json"))), 201),
+    c.json(
+      unwrap(
+        await controlObject(c.env).createSource(
+          c.get("person"),
+          c.req.valid("param").id,
+          c.req.valid("json"),
+          c.get("requestId"),
+        ),
+      ),
+      201,
+    ),
   )
   .openapi(listSourcesRoute, async (c) =>
     c.json(unwrap(await controlObject(c.env).listSources(c.get("person"), c.req.valid("param").id, c.req.valid("query"))), 200),

@@ -124,23 +124,23 @@ documentedRoute(identityRoutes, listSuggestionsRoute, async (c) => {
 });
 
 documentedRoute(identityRoutes, dismissRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const idempotency = await keyOf(c);
   const id = c.req.param("suggestion_id") ?? "";
-  return c.json(unwrap(await space.dismissSuggestion(credential, id, idempotency)), 200);
+  return c.json(unwrap(await space.dismissSuggestion(credential, id, idempotency, requestId)), 200);
 });
 
 documentedRoute(identityRoutes, acceptRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const idempotency = await keyOf(c);
   const id = c.req.param("suggestion_id") ?? "";
-  return c.json(unwrap(await space.acceptSuggestion(credential, id, idempotency)), 200);
+  return c.json(unwrap(await space.acceptSuggestion(credential, id, idempotency, requestId)), 200);
 });
 
 documentedRoute(identityRoutes, undoRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const idempotency = await keyOf(c);
-  return c.json(unwrap(await space.undoMerge(credential, c.req.param("merge_id") ?? "", idempotency)), 200);
+  return c.json(unwrap(await space.undoMerge(credential, c.req.param("merge_id") ?? "", idempotency, requestId)), 200);
 });
 
 documentedRoute(identityRoutes, linkRoute, async (c) => {

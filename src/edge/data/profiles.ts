@@ -12,7 +12,7 @@ import { dataRequest } from "./space";
 const LOOKUP_BODY_LIMIT = 16 * 1024;
 
 const CREDENTIALS =
-  "Source key with scope `context` or `identify`, or a person with role `review`, `security` or `vendor` (a `vendor` sees only what their sources wrote). Identifier values are whole for `admin`, `security` and keys with `identify`, masked for the others.";
+  "Source key with scope `context` or `identify`, or a person with role `review`, `security` or `vendor` (a `vendor` sees only what their sources wrote). Identifier values are whole for `admin`, `security` and keys with `identify`, masked for the others. A person's read is recorded in the audit log (`profile.read`, `profile.lookup`).";
 
 const profileAnswers = {
   200: {
@@ -49,8 +49,8 @@ const lookupRoute = createRoute({
 export const profileRoutes = new OpenAPIHono<AppEnv>();
 
 documentedRoute(profileRoutes, readRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
-  const profile = unwrap(await space.readProfile(credential, c.req.param("id") ?? ""));
+  const { space, credential, requestId } = await dataRequest(c);
+  const profile = unwrap(await space.readProfile(credential, c.req.param("id") ?? "", requestId));
   const json = JSON.stringify(profile);
   const etag = await etagOf(json);
   if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304, { ETag: etag });
@@ -58,8 +58,8 @@ documentedRoute(profileRoutes, readRoute, async (c) => {
 });
 
 documentedRoute(profileRoutes, lookupRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, LOOKUP_BODY_LIMIT);
-  const json = JSON.stringify(unwrap(await space.lookupProfile(credential, body)));
+  const json = JSON.stringify(unwrap(await space.lookupProfile(credential, body, requestId)));
   return c.body(json, 200, { ETag: await etagOf(json), "Content-Type": "application/json" });
 });

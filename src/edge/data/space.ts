@@ -12,10 +12,13 @@ export function spaceOf(c: Context<AppEnv>): string {
   return space;
 }
 
-/** The start of every data route: the space's object, and the credential as far as the edge checks it. */
+/**
+ * The start of every data route: the space's object, the credential as far as the edge checks
+ * it, and the request's id (governance routes hand it to the audit log).
+ */
 export async function dataRequest(
   c: Context<AppEnv>,
-): Promise<{ space: ReturnType<typeof spaceObject>; credential: PresentedCredential }> {
+): Promise<{ space: ReturnType<typeof spaceObject>; credential: PresentedCredential; requestId: string }> {
   const name = spaceOf(c);
-  return { space: spaceObject(c.env, name), credential: await presentCredential(c, name) };
+  return { space: spaceObject(c.env, name), credential: await presentCredential(c, name), requestId: c.get("requestId") };
 }

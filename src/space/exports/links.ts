@@ -1,0 +1,170 @@
+import { signingKey } from "../../auth/signing-key";
+import { toHex } from "../../auth/source-key";
+import type { Env } from "../../env";
+import { Problem } from "../../http/problem";
+import { isDevelopment } from "../../secrets";
+import { type ExportRow, readExport } from "./records";
+
+/**
+ * Download links of completed exports (docs/api/privacy.md#download-links). In development a
+ * route of this service serves the file with a token signed by the space's own key; in
+ * production an R2 presigned URL (AWS Signature V4, query string) lets R2 serve it. Neither
+ * carries personal data: a space, an export id, an expiry and a signature.
+ */
+export const LINK_TTL_S = 60 * 60;
+
+const encoder = new TextEncoder();
+
+function base64url(bytes: ArrayBuffer): string {
+  return btoa(String.fromCharCode(...new Uint8Array(bytes)))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replaceAll("=", "");
+}
+
+async function hmacKey(secret: Uint8Array | string): Promise<CryptoKey> {
+  const raw = typeof secret === "string" ? encoder.encode(secret) : secret;
+  return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+}
+
+async function hmac(secret: Uint8Array | string, message: string): Promise<ArrayBuffer> {
+  return crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(message));
+}
+
+const signedText = (space: string, exportId: string, expires: number) => `export-download\n${space}\n${exportId}\n${expires}`;
+
+/** `<expiry, Unix seconds>.<HMAC-SHA256 over the space, the export and the expiry, base64url>`. */
+export async function downloadToken(secret: Uint8Array, space: string, exportId: string, expires: number): Promise<string> {
+  return `${expires}.${base64url(await hmac(secret, signedText(space, exportId, expires)))}`;
+}
+
+/** Whether a token is one `downloadToken` made for this export, and still in time. */
+export async function checkDownloadToken(
+  secret: Uint8Array,
+  space: string,
+  exportId: string,
+  token: string,
+  nowSeconds: number,
+): Promise<"valid" | "invalid" | "expired"> {
+  const match = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!match) return "invalid";
+  const expires = Number(match[1]);
+  const expected = encoder.encode(await downloadToken(secret, space, exportId, expires));
+  const given = encoder.encode(token);
+  if (expected.byteLength !== given.byteLength || !crypto.subtle.timingSafeEqual(expected, given)) return "invalid";
+  return expires > nowSeconds ? "valid" : "expired";
+}
+
+/** What an R2 presigned GET needs: the account's S3 endpoint, the bucket and an R2 API token's key pair. */
+export interface R2Credentials {
+  accountId: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+const amzDate = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replaceAll(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
+
+/** RFC 3986 encoding as Signature V4 wants it (`/` kept in paths). */
+function uriEncode(text: string, keepSlash: boolean): string {
+  return [...encoder.encode(text)]
+    .map((byte) => {
+      const char = String.fromCharCode(byte);
+      if (/[A-Za-z0-9\-._~]/.test(char) || (keepSlash && char === "/")) return char;
+      return `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+    })
+    .join("");
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text))));
+}
+
+/**
+ * A presigned GET of `key` (AWS Signature V4 in the query string, region `auto`, service `s3`),
+ * valid `expiresSeconds` from `now`. `endpoint` is R2's S3 endpoint of the account unless given
+ * (tests check the signer against AWS's own example).
+ */
+export async function presignGet(
+  credentials: R2Credentials,
+  key: string,
+  now: number,
+  expiresSeconds: number,
+  options: { endpoint?: string; region?: string } = {},
+): Promise<string> {
+  const endpoint = new URL(options.endpoint ?? `https://${credentials.accountId}.r2.cloudflarestorage.com`);
+  const region = options.region ?? "auto";
+  const date = amzDate(now);
+  const scope = `${date.slice(0, 8)}/${region}/s3/aws4_request`;
+  const path = options.endpoint ? `/${uriEncode(key, true)}` : `/${uriEncode(credentials.bucket, false)}/${uriEncode(key, true)}`;
+  const query: [string, string][] = [
+    ["X-Amz-Algorithm", "AWS4-HMAC-SHA256"],
+    ["X-Amz-Credential", `${credentials.accessKeyId}/${scope}`],
+    ["X-Amz-Date", date],
+    ["X-Amz-Expires", String(expiresSeconds)],
+    ["X-Amz-SignedHeaders", "host"],
+  ];
+  const canonicalQuery = query.map(([name, value]) => `${uriEncode(name, false)}=${uriEncode(value, false)}`).join("&");
+  const canonicalRequest = ["GET", path, canonicalQuery, `host:${endpoint.host}\n`, "host", "UNSIGNED-PAYLOAD"].join("\n");
+  const stringToSign = ["AWS4-HMAC-SHA256", date, scope, await sha256Hex(canonicalRequest)].join("\n");
+  let signingKey = await hmac(`AWS4${credentials.secretAccessKey}`, date.slice(0, 8));
+  for (const part of [region, "s3", "aws4_request"]) signingKey = await hmac(new Uint8Array(signingKey), part);
+  const signature = toHex(new Uint8Array(await hmac(new Uint8Array(signingKey), stringToSign)));
+  return `${endpoint.origin}${path}?${canonicalQuery}&X-Amz-Signature=${signature}`;
+}
+
+/**
+ * A completed export's link: in development this service's download route with a token; in
+ * production an R2 presigned URL, which needs `R2_ACCOUNT_ID`, `R2_BUCKET_NAME`,
+ * `R2_ACCESS_KEY_ID` and `R2_SECRET_ACCESS_KEY` (docs/operations.md): without them, `503`.
+ * A development path is relative to the space's base address; the edge makes it whole.
+ */
+export async function downloadLink(
+  env: Env,
+  sql: SqlStorage,
+  row: ExportRow,
+  now: number,
+): Promise<{ url: string; expires_at: string } | null> {
+  if (row.state !== "completed") return null;
+  const expires = Math.floor(now / 1000) + LINK_TTL_S;
+  const expires_at = new Date(expires * 1000).toISOString();
+  if (isDevelopment(env)) {
+    const space = row.objectKey.split("/")[1] ?? "";
+    const token = await downloadToken(signingKey(sql, LINK_KEY), space, row.exportId, expires);
+    return { url: `/v1/exports/${row.exportId}/download?token=${token}`, expires_at };
+  }
+  const { R2_ACCOUNT_ID: accountId, R2_BUCKET_NAME: bucket, R2_ACCESS_KEY_ID: accessKeyId, R2_SECRET_ACCESS_KEY: secret } = env;
+  if (!accountId || !bucket || !accessKeyId || !secret) {
+    console.error(JSON.stringify({ message: "exports: R2 presigning is not configured" }));
+    throw new Problem("unavailable", "download links are not configured", { "Retry-After": "60" });
+  }
+  const credentials = { accountId, bucket, accessKeyId, secretAccessKey: secret };
+  return { url: await presignGet(credentials, row.objectKey, now, LINK_TTL_S), expires_at };
+}
+
+/** The name of the space's own key that signs development download tokens (`signing_keys`). */
+const LINK_KEY = "export_link";
+
+/**
+ * The development download route: a token this space signed for this export and still in time,
+ * and the export completed; its file's R2 key. A tampered token and an expired one are `401`.
+ */
+export async function openDownload(
+  sql: SqlStorage,
+  exportId: string,
+  token: string,
+  space: string,
+  now: number,
+): Promise<{ objectKey: string }> {
+  const checked = await checkDownloadToken(signingKey(sql, LINK_KEY), space, exportId, token, Math.floor(now / 1000));
+  if (checked === "invalid") throw new Problem("unauthenticated", "the download link is not valid");
+  if (checked === "expired")
+    throw new Problem("unauthenticated", "the download link has expired; read the export again for a new one");
+  const row = readExport(sql, exportId);
+  if (row?.state !== "completed") throw new Problem("not_found", "no such export");
+  return { objectKey: row.objectKey };
+}

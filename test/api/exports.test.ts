@@ -1,0 +1,246 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { BatchAnswerSchema } from "../../src/contract/batch";
+import { type ExportRecord, ExportSchema } from "../../src/contract/exports";
+import type { SpaceObject } from "../../src/space/object";
+import { email, expectProblem, identifyItem, personToken, phone, query, restartSpaceObject } from "../support/identity";
+import { later, moveClock, runAlarms, stub } from "../support/memory";
+import { batch, call, createSpace, json, message, ORIGIN, type Space } from "../support/seed";
+
+/**
+ * Exports (docs/api/privacy.md#export): one subject's profile, handles, events and memory as
+ * NDJSON in R2, nothing of another subject; small subjects complete in the answer, large ones
+ * by timer in slices (across a restart too); the development download link signed and expiring.
+ */
+
+const MINUTE = 60_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const A_PHONE = "+15555550301";
+const A_EMAIL = "alex.export@example.com";
+const B_PHONE = "+15555550399";
+const B_TEXT = "Bravo keeps a secret: the gate code is 7731.";
+const A_TEXTS = ["Hi, my size is 42.", "Where is my parcel for order o-1?", "I prefer e-mail from now on."];
+
+async function accept(space: Space, items: unknown[]): Promise<void> {
+  const answer = BatchAnswerSchema.parse(await json(await batch(space, items), 200));
+  expect(answer.errors).toEqual([]);
+}
+
+const say = (handles: { type: string; value: string }[], at: number, text: string, conversation = "conv-a") =>
+  message({ handles, occurred_at: iso(at), conversation_id: conversation, content: { type: "text", text } });
+
+/** Subject A (a phone and an e-mail, first two profiles, then merged), with facts, a question, a promise; subject B beside it. */
+async function seed(): Promise<{ space: Space; security: string }> {
+  const space = await createSpace();
+  const t0 = await moveClock(space, 0);
+  await accept(space, [
+    say([phone(A_PHONE)], t0 - 10 * MINUTE, A_TEXTS[0] as string),
+    say([phone(A_PHONE)], t0 - 9 * MINUTE, A_TEXTS[1] as string),
+    say([email(A_EMAIL)], t0 - 8 * MINUTE, A_TEXTS[2] as string, "mail-a"),
+    say([phone(B_PHONE)], t0 - 7 * MINUTE, B_TEXT, "conv-b"),
+    message({
+      handles: [phone(A_PHONE)],
+      kind: "action",
+      speaker: { role: "ai_agent" },
+      action: { operation: "promise", object_type: "order", object_id: "o-1", due_at: iso(t0 + 60 * MINUTE) },
+      content: undefined,
+      conversation_id: "conv-a",
+      occurred_at: iso(t0 - 6 * MINUTE),
+    }),
+    // A's event that also names B's phone: A's data, but B's handle is not.
+    say([phone(A_PHONE), phone(B_PHONE)], t0 - 5 * MINUTE, "Calling about my order o-1 again.", "conv-a"),
+  ]);
+  await accept(space, [identifyItem([phone(A_PHONE), email(A_EMAIL)])]);
+  await later(space, 1_000);
+  return { space, security: await personToken(space, ["security"]) };
+}
+
+function postExport(space: Space, body: unknown, token: string) {
+  return call("POST", `/spaces/${space.name}/v1/exports`, { token, body });
+}
+
+function getExport(space: Space, exportId: string, token: string) {
+  return call("GET", `/spaces/${space.name}/v1/exports/${exportId}`, { token });
+}
+
+async function exportRecord(response: Response, status: number): Promise<ExportRecord> {
+  return ExportSchema.parse(await json(response, status));
+}
+
+/** The file behind a download link: its lines, parsed. */
+async function download(record: ExportRecord): Promise<{ text: string; lines: Record<string, unknown>[] }> {
+  const url = record.download?.url ?? "";
+  expect(url.startsWith(`${ORIGIN}/spaces/`)).toBe(true);
+  const response = await call("GET", url.slice(ORIGIN.length));
+  const text = new TextDecoder().decode(await response.arrayBuffer());
+  expect(response.status, text).toBe(200);
+  expect(response.headers.get("content-type")).toBe("application/x-ndjson");
+  expect(text.endsWith("\n")).toBe(true);
+  return {
+    text,
+    lines: text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
+const tally = (lines: Record<string, unknown>[]) => {
+  const counts: Record<string, number> = {};
+  for (const line of lines) counts[line.record as string] = (counts[line.record as string] ?? 0) + 1;
+  return counts;
+};
+
+describe("POST /v1/exports: the subject's data as NDJSON", () => {
+  it("writes every kind of record of the subject, whole, and nothing of another subject", async () => {
+    const { space, security } = await seed();
+    const record = await exportRecord(await postExport(space, { handle: phone(A_PHONE) }, security), 201);
+    expect(record.state).toBe("completed");
+    expect(record.completed_at).not.toBeNull();
+    const { text, lines } = await download(record);
+    expect(record.bytes).toBe(new TextEncoder().encode(text).byteLength);
+
+    const counts = tally(lines);
+    expect(counts).toMatchObject({ export: 1, profile: 1, merged_profile: 1, handle: 2, event: 5 });
+    for (const kind of ["episode", "fact", "open_item", "promise", "object"]) expect(counts[kind], kind).toBeGreaterThan(0);
+    expect(record.counts).toEqual({
+      profiles: 2,
+      handles: 2,
+      events: 5,
+      episodes: counts.episode,
+      facts: counts.fact,
+      open_items: counts.open_item,
+      promises: counts.promise,
+      objects: counts.object,
+    });
+    // Whole values for `security`: no masking in an export.
+    const profile = lines.find((line) => line.record === "profile") as { profile_id: string; identifiers: { value: string }[] };
+    expect(profile.profile_id).toBe(record.profile_id);
+    expect(profile.identifiers.map((identifier) => identifier.value).sort()).toEqual([A_PHONE, A_EMAIL].sort());
+    for (const said of A_TEXTS) expect(text).toContain(said);
+    expect(lines.some((line) => line.record === "fact" && line.key === "size" && line.value === "42")).toBe(true);
+    // Nothing of B: not its phone (not even on A's event that named it), not its text.
+    expect(text).not.toContain(B_PHONE);
+    expect(text).not.toContain("7731");
+    expect(text).not.toContain("gate code");
+  });
+
+  it("exports the survivor for a merged-away profile id, and answers 404 for an unknown subject", async () => {
+    const { space, security } = await seed();
+    const byHandle = await exportRecord(await postExport(space, { handle: email(A_EMAIL) }, security), 201);
+    const { lines } = await download(byHandle);
+    const merged = lines.find((line) => line.record === "merged_profile") as { profile_id: string };
+    const byMember = await exportRecord(await postExport(space, { profile_id: merged.profile_id }, security), 201);
+    expect(byMember.profile_id).toBe(byHandle.profile_id);
+    expect(byMember.counts).toEqual(byHandle.counts);
+
+    await expectProblem(await postExport(space, { handle: phone("+15555550388") }, security), 404, "not_found");
+    await expectProblem(await postExport(space, { profile_id: crypto.randomUUID() }, security), 404, "not_found");
+    await expectProblem(await getExport(space, crypto.randomUUID(), security), 404, "not_found");
+    const both = await expectProblem(
+      await postExport(space, { handle: phone(A_PHONE), profile_id: byHandle.profile_id }, security),
+      422,
+      "invalid_input",
+    );
+    expect(both.detail).toContain("needs_handle_or_profile_id");
+    await expectProblem(await postExport(space, {}, security), 422, "invalid_input");
+  });
+});
+
+describe("GET /v1/exports/{id}: status, and a large subject written in slices by timer", () => {
+  it("is running until the timer has written every slice, then completed with the same file", async () => {
+    const { space, security } = await seed();
+    const whole = await exportRecord(await postExport(space, { handle: phone(A_PHONE) }, security), 201);
+    const expected = tally((await download(whole)).lines);
+
+    await runInDurableObject(stub(space), (instance: SpaceObject) => {
+      instance.exportJobs.linesPerSlice = 1;
+    });
+    const started = await exportRecord(await postExport(space, { handle: phone(A_PHONE) }, security), 202);
+    expect(started.state).toBe("running");
+    expect(started.download).toBeNull();
+    expect(started.completed_at).toBeNull();
+    const running = await exportRecord(await getExport(space, started.export_id, security), 200);
+    expect(running.state).toBe("running");
+
+    expect(await runAlarms(space)).toBeGreaterThan(0);
+    const done = await exportRecord(await getExport(space, started.export_id, security), 200);
+    expect(done.state).toBe("completed");
+    expect(done.counts).toEqual(whole.counts);
+    expect(tally((await download(done)).lines)).toEqual(expected);
+  });
+
+  it("starts again from the first line after a restart, and completes whole", async () => {
+    const { space, security } = await seed();
+    await runInDurableObject(stub(space), (instance: SpaceObject) => {
+      instance.exportJobs.linesPerSlice = 1;
+      // The object dies before its alarm writes the rest: that alarm does nothing.
+      instance.alarm = async () => undefined;
+    });
+    const started = await exportRecord(await postExport(space, { handle: phone(A_PHONE) }, security), 202);
+    await restartSpaceObject(space);
+    // The clock the test froze ran ahead of the restarted object's: past it, and what is due runs.
+    await later(space, 5_000);
+    const done = await exportRecord(await getExport(space, started.export_id, security), 200);
+    // A second attempt: the first one's lines were in the memory the restart lost.
+    const [row] = await query<{ attempts: number }>(space, "SELECT attempts FROM exports WHERE export_id = ?", started.export_id);
+    expect(row?.attempts).toBe(2);
+    expect(done.state).toBe("completed");
+    const { lines } = await download(done);
+    expect(tally(lines)).toMatchObject({ export: 1, profile: 1, merged_profile: 1, handle: 2, event: 5 });
+    expect(done.counts.events).toBe(5);
+  });
+});
+
+describe("export download links (development): signed, bound to their export, expiring", () => {
+  it("refuses an expired, a tampered and another export's token with problem documents; a fresh read gives a new link", async () => {
+    const { space, security } = await seed();
+    const first = await exportRecord(await postExport(space, { handle: phone(A_PHONE) }, security), 201);
+    const second = await exportRecord(await postExport(space, { handle: phone(B_PHONE) }, security), 201);
+    const url = first.download?.url.slice(ORIGIN.length) ?? "";
+    const token = new URL(url, ORIGIN).searchParams.get("token") ?? "";
+    // The link names a space, an export and an expiry: no personal data.
+    expect(url).not.toContain(encodeURIComponent(A_PHONE));
+    expect(url).toMatch(/^\/spaces\/[^/]+\/v1\/exports\/[0-9a-f-]{36}\/download\?token=\d+\.[A-Za-z0-9_-]{43}$/);
+
+    const path = (exportId: string, given: string) => `/spaces/${space.name}/v1/exports/${exportId}/download?token=${given}`;
+    const flipped = `${token.slice(0, -2)}${token.at(-2) === "A" ? "B" : "A"}${token.at(-1)}`;
+    await expectProblem(await call("GET", path(first.export_id, flipped)), 401, "unauthenticated");
+    const [expires, signature] = token.split(".");
+    await expectProblem(
+      await call("GET", path(first.export_id, `${Number(expires) + 3600}.${signature}`)),
+      401,
+      "unauthenticated",
+    );
+    await expectProblem(await call("GET", path(second.export_id, token)), 401, "unauthenticated");
+    await expectProblem(await call("GET", path("not-an-export", token)), 401, "unauthenticated");
+    await expectProblem(await call("GET", `/spaces/${space.name}/v1/exports/${first.export_id}/download`), 422, "invalid_input");
+
+    await moveClock(space, 3_601_000);
+    const expired = await expectProblem(await call("GET", url), 401, "unauthenticated");
+    expect(expired.detail).toContain("expired");
+    const again = await exportRecord(await getExport(space, first.export_id, security), 200);
+    expect(again.download?.url).not.toBe(first.download?.url);
+    expect(Date.parse(again.download?.expires_at ?? "")).toBeGreaterThan(Date.parse(first.download?.expires_at ?? ""));
+    expect((await download(again)).lines.length).toBeGreaterThan(0);
+  });
+});
+
+describe("exports: who may", () => {
+  it("lets `security` and `admin` people export and read; refuses other roles and source keys with 403", async () => {
+    const { space, security } = await seed();
+    const body = { handle: phone(A_PHONE) };
+    const made = await exportRecord(await postExport(space, body, security), 201);
+    await exportRecord(await postExport(space, body, space.tenant.token), 201);
+    await exportRecord(await getExport(space, made.export_id, space.tenant.token), 200);
+    for (const roles of [["review"], ["integration"], ["analysis"], ["vendor"]]) {
+      const token = await personToken(space, roles);
+      await expectProblem(await postExport(space, body, token), 403, "forbidden");
+      await expectProblem(await getExport(space, made.export_id, token), 403, "forbidden");
+    }
+    await expectProblem(await postExport(space, body, space.key), 403, "forbidden");
+    await expectProblem(await getExport(space, made.export_id, space.key), 403, "forbidden");
+    await expectProblem(await postExport(space, body, "cms_live_bogus"), 401, "unauthenticated");
+  });
+});
