@@ -18,15 +18,19 @@ export interface AuditRecord {
   requestId: string | null;
 }
 
-/** The service's own ids are UUIDs; a path segment that is anything else (it could be typed by anyone) is left out. */
+/**
+ * The service's own ids are UUIDs, and key ids 12 base32 characters; a path segment that is
+ * anything else (anyone can type anything there, an e-mail too) is left out.
+ */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const KEY_ID = /^[a-z2-7]{12}$/;
 
-/** Targets as a row keeps them: ids in UUID syntax only, each once. */
+/** Targets as a row keeps them: ids of the service's own syntax only, each once. */
 export function auditTargets(targets: readonly (AuditTarget | null | undefined)[]): AuditTarget[] {
   const seen = new Set<string>();
   const out: AuditTarget[] = [];
   for (const target of targets) {
-    if (!target || !UUID.test(target.id)) continue;
+    if (!target || !(UUID.test(target.id) || (target.type === "key" && KEY_ID.test(target.id)))) continue;
     const key = `${target.type}\n${target.id}`;
     if (seen.has(key)) continue;
     seen.add(key);

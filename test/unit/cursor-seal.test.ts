@@ -4,7 +4,7 @@ import { type CursorList, CursorSeal } from "../../src/http/cursor";
 import { Problem } from "../../src/http/problem";
 import { runs } from "../support/property-runs";
 
-const LISTS: CursorList[] = ["search", "timeline", "suggestions", "people", "projects", "spaces", "sources"];
+const LISTS: CursorList[] = ["search", "timeline", "suggestions", "people", "projects", "spaces", "sources", "audit"];
 const seal = new CursorSeal(() => new Uint8Array(32).fill(7));
 const otherKey = new CursorSeal(() => new Uint8Array(32).fill(8));
 
