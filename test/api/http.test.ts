@@ -191,6 +191,10 @@ describe("OpenAPI 3.1 and the reference page", () => {
       "/v1/feedback": ["post"],
       "/v1/measurement/context-use": ["get"],
       "/v1/ops/memory": ["get"],
+      "/v1/exports": ["post"],
+      "/v1/exports/{export_id}": ["get"],
+      "/v1/exports/{export_id}/download": ["get"],
+      "/v1/audit": ["get"],
       "/v1/tenants": ["post"],
       "/v1/auth/login": ["post"],
       "/v1/auth/logout": ["post"],
@@ -206,6 +210,7 @@ describe("OpenAPI 3.1 and the reference page", () => {
       "/v1/spaces/{id}/config": ["get", "put"],
       "/v1/quotas": ["put", "get"],
       "/v1/usage": ["get"],
+      "/v1/control-audit": ["get"],
     };
     expect(Object.keys(document.paths).sort()).toEqual(Object.keys(expected).sort());
     for (const [path, methods] of Object.entries(expected)) {
