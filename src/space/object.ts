@@ -441,17 +441,22 @@ export class SpaceObject extends DurableObject<Env> {
       { type: "profile", id: record.profile_id },
     ];
     return this.#audited(audit, () =>
-      this.#admitted(credential, POLICIES.security, async () => {
-        const input = parseOrRefuse(ExportInputSchema, parseJsonBody(body));
-        const whole = { visibility: "whole", sources: null } as const;
-        const rootId = input.handle
-          ? profileOfHandle(this.#sql, input.handle, whole)
-          : rootOf(this.#sql, input.profile_id ?? "")?.profileId;
-        if (!rootId) throw new Problem("not_found", "no such profile");
-        const subject = { space: this.#replica.space?.name ?? "", rootId, members: membersOf(this.#sql, rootId) };
-        const row = await this.exportJobs.start(subject, actorOf(credential).id);
-        return exportView(row, await downloadLink(this.env, this.#sql, row, this.clock.now()));
-      }),
+      this.#admitted(
+        credential,
+        POLICIES.security,
+        async () => {
+          const input = parseOrRefuse(ExportInputSchema, parseJsonBody(body));
+          const whole = { visibility: "whole", sources: null } as const;
+          const rootId = input.handle
+            ? profileOfHandle(this.#sql, input.handle, whole)
+            : rootOf(this.#sql, input.profile_id ?? "")?.profileId;
+          if (!rootId) throw new Problem("not_found", "no such profile");
+          const subject = { space: this.#replica.space?.name ?? "", rootId, members: membersOf(this.#sql, rootId) };
+          const row = await this.exportJobs.start(subject, actorOf(credential).id);
+          return exportView(row, await downloadLink(this.env, this.#sql, row, this.clock.now()));
+        },
+        "write",
+      ),
     );
   }
 

@@ -212,7 +212,7 @@ describe("GET /v1/audit: a space's governance actions, ids only", () => {
     expect(all.data.map((entry) => entry.action)).toEqual(["profile.lookup", ...Array(4).fill("profile.read")]);
     expect(all.next_cursor).toBeNull();
     // Pages of two read the same rows (and the reads themselves, after them).
-    const paged = (await spaceLog(space, security, "&actor=" + reviewId)).map((entry) => entry.audit_id);
+    const paged = (await spaceLog(space, security, `&actor=${reviewId}`)).map((entry) => entry.audit_id);
     expect(paged).toEqual(all.data.map((entry) => entry.audit_id));
 
     const reads = await spaceLog(space, security, "&action=profile.read");

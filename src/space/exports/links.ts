@@ -1,5 +1,5 @@
+import { AwsClient } from "aws4fetch";
 import { signingKey } from "../../auth/signing-key";
-import { toHex } from "../../auth/source-key";
 import type { Env } from "../../env";
 import { Problem } from "../../http/problem";
 import { isDevelopment } from "../../secrets";
@@ -22,13 +22,9 @@ function base64url(bytes: ArrayBuffer): string {
     .replaceAll("=", "");
 }
 
-async function hmacKey(secret: Uint8Array | string): Promise<CryptoKey> {
-  const raw = typeof secret === "string" ? encoder.encode(secret) : secret;
-  return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-}
-
-async function hmac(secret: Uint8Array | string, message: string): Promise<ArrayBuffer> {
-  return crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(message));
+async function hmac(secret: Uint8Array, message: string): Promise<ArrayBuffer> {
+  const key = await crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return crypto.subtle.sign("HMAC", key, encoder.encode(message));
 }
 
 const signedText = (space: string, exportId: string, expires: number) => `export-download\n${space}\n${exportId}\n${expires}`;
@@ -69,25 +65,11 @@ const amzDate = (ms: number) =>
     .replaceAll(/[-:]/g, "")
     .replace(/\.\d{3}/, "");
 
-/** RFC 3986 encoding as Signature V4 wants it (`/` kept in paths). */
-function uriEncode(text: string, keepSlash: boolean): string {
-  return [...encoder.encode(text)]
-    .map((byte) => {
-      const char = String.fromCharCode(byte);
-      if (/[A-Za-z0-9\-._~]/.test(char) || (keepSlash && char === "/")) return char;
-      return `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-    })
-    .join("");
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text))));
-}
-
 /**
- * A presigned GET of `key` (AWS Signature V4 in the query string, region `auto`, service `s3`),
- * valid `expiresSeconds` from `now`. `endpoint` is R2's S3 endpoint of the account unless given
- * (tests check the signer against AWS's own example).
+ * A presigned GET of `key` (AWS Signature V4 in the query string, by aws4fetch, the signer media
+ * uploads use too; region `auto`, service `s3`), valid `expiresSeconds` from `now`. `endpoint` is
+ * R2's S3 endpoint of the account, path-style, unless given (tests check the signer against AWS's
+ * own example, virtual-hosted).
  */
 export async function presignGet(
   credentials: R2Credentials,
@@ -96,25 +78,20 @@ export async function presignGet(
   expiresSeconds: number,
   options: { endpoint?: string; region?: string } = {},
 ): Promise<string> {
-  const endpoint = new URL(options.endpoint ?? `https://${credentials.accountId}.r2.cloudflarestorage.com`);
-  const region = options.region ?? "auto";
-  const date = amzDate(now);
-  const scope = `${date.slice(0, 8)}/${region}/s3/aws4_request`;
-  const path = options.endpoint ? `/${uriEncode(key, true)}` : `/${uriEncode(credentials.bucket, false)}/${uriEncode(key, true)}`;
-  const query: [string, string][] = [
-    ["X-Amz-Algorithm", "AWS4-HMAC-SHA256"],
-    ["X-Amz-Credential", `${credentials.accessKeyId}/${scope}`],
-    ["X-Amz-Date", date],
-    ["X-Amz-Expires", String(expiresSeconds)],
-    ["X-Amz-SignedHeaders", "host"],
-  ];
-  const canonicalQuery = query.map(([name, value]) => `${uriEncode(name, false)}=${uriEncode(value, false)}`).join("&");
-  const canonicalRequest = ["GET", path, canonicalQuery, `host:${endpoint.host}\n`, "host", "UNSIGNED-PAYLOAD"].join("\n");
-  const stringToSign = ["AWS4-HMAC-SHA256", date, scope, await sha256Hex(canonicalRequest)].join("\n");
-  let signingKey = await hmac(`AWS4${credentials.secretAccessKey}`, date.slice(0, 8));
-  for (const part of [region, "s3", "aws4_request"]) signingKey = await hmac(new Uint8Array(signingKey), part);
-  const signature = toHex(new Uint8Array(await hmac(new Uint8Array(signingKey), stringToSign)));
-  return `${endpoint.origin}${path}?${canonicalQuery}&X-Amz-Signature=${signature}`;
+  const client = new AwsClient({
+    accessKeyId: credentials.accessKeyId,
+    secretAccessKey: credentials.secretAccessKey,
+    service: "s3",
+    region: options.region ?? "auto",
+  });
+  const path = key.split("/").map(encodeURIComponent).join("/");
+  const url = options.endpoint
+    ? `${options.endpoint}/${path}`
+    : `https://${credentials.accountId}.r2.cloudflarestorage.com/${encodeURIComponent(credentials.bucket)}/${path}`;
+  const signed = await client.sign(new Request(`${url}?X-Amz-Expires=${expiresSeconds}`), {
+    aws: { signQuery: true, datetime: amzDate(now) },
+  });
+  return signed.url;
 }
 
 /**
