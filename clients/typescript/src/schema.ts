@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * Read a profile
-         * @description Handles, links and merges of a profile. A merged-away id answers the surviving profile (its `profile_id` says which). `If-None-Match` with the current ETag answers `304`. Source key with scope `context` or `identify`, or a person with role `review`, `security` or `vendor` (a `vendor` sees only what their sources wrote). Identifier values are whole for `admin`, `security` and keys with `identify`, masked for the others.
+         * @description Handles, links and merges of a profile. A merged-away id answers the surviving profile (its `profile_id` says which). `If-None-Match` with the current ETag answers `304`. Source key with scope `context` or `identify`, or a person with role `review`, `security` or `vendor` (a `vendor` sees only what their sources wrote). Identifier values are whole for `admin`, `security` and keys with `identify`, masked for the others. A person's read is recorded in the audit log (`profile.read`, `profile.lookup`).
          */
         get: {
             parameters: {
@@ -330,7 +330,7 @@ export interface paths {
         put?: never;
         /**
          * Find the profile that holds a handle
-         * @description The handle goes in the body, never in the URL (SPEC rule 7). An unknown handle is `404` and creates nothing; a handle the caller may not see (a `vendor` person's, written only by sources outside the binding) is the same `404`, with the same `detail`. Source key with scope `context` or `identify`, or a person with role `review`, `security` or `vendor` (a `vendor` sees only what their sources wrote). Identifier values are whole for `admin`, `security` and keys with `identify`, masked for the others.
+         * @description The handle goes in the body, never in the URL (SPEC rule 7). An unknown handle is `404` and creates nothing; a handle the caller may not see (a `vendor` person's, written only by sources outside the binding) is the same `404`, with the same `detail`. Source key with scope `context` or `identify`, or a person with role `review`, `security` or `vendor` (a `vendor` sees only what their sources wrote). Identifier values are whole for `admin`, `security` and keys with `identify`, masked for the others. A person's read is recorded in the audit log (`profile.read`, `profile.lookup`).
          */
         post: {
             parameters: {
@@ -2280,6 +2280,435 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a subject's data
+         * @description Writes the subject's profile (and the profiles merged into it), handles, events and memory (episodes, facts, open items, promises, objects) as NDJSON to storage, one record per line. A small subject is written at once (`201`, `completed`, with its download link); a larger one is written on in slices (`202`, `running`): read `GET /v1/exports/{export_id}` until it is `completed`. An unknown handle or profile is `404`. A person with role `security` (or `admin`); a source key is `403 forbidden`. Recorded in the audit log. Masking does not apply: values are whole.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExportInput"];
+                };
+            };
+            responses: {
+                /** @description Completed at once, with its download link. */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Export"];
+                    };
+                };
+                /** @description Being written: `running`. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Export"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an export's status
+         * @description State, counts, times; once `completed`, a download link valid one hour, fresh with each read. A person with role `security` (or `admin`); a source key is `403 forbidden`. Recorded in the audit log. Masking does not apply: values are whole.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    export_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The export. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Export"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{export_id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export (development links)
+         * @description What a development download link points at: no `Authorization`, the link's `token` is the credential (signed by the space, bound to the export, valid one hour). A tampered or expired token is `401`; an export erased or not completed is `404`. In production links are R2 presigned URLs and R2 serves the file. Each download is recorded in the audit log (actor kind `link`).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description `<expiry in Unix seconds>.<HMAC-SHA256, base64url>`, as the link gives it. */
+                    token: string;
+                };
+                header?: never;
+                path: {
+                    export_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The file: one JSON object per line, `record` naming its kind. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the space's audit log
+         * @description Every governance read and write of this space, oldest first: people's profile reads and lookups, suggestion verdicts, merge undos, exports (created, read, downloaded) and reads of this log, each with who (person or key id), what (action, target ids), when, the request id and the outcome (`ok` or the problem code it was refused with). Ids only, never personal data; no route changes or deletes it. Control-plane actions (logins, people, keys, configuration) are in the control API's `GET /v1/control-audit`. Filters: `from` (included), `to` (excluded), `actor`, `action`. A person with role `security` (or `admin`); a source key is `403 forbidden`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Entries at or after this instant. */
+                    from?: string;
+                    /** @description Entries before this instant. */
+                    to?: string;
+                    /** @description A person id or a key id. */
+                    actor?: string;
+                    action?: "profile.read" | "profile.lookup" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "audit.read";
+                    /** @description The `next_cursor` of the previous page; one the service did not issue is `422`. */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of entries. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SpaceAuditPage"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4260,6 +4689,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/control-audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the tenant's control-plane audit log
+         * @description Every governance action of the tenant's control plane, oldest first: logins (`auth.login`, and `auth.login_refused` under the person an e-mail names), logouts, people created, changed and removed, projects, spaces and sources created, keys created, rotated and revoked, configuration versions, and reads of this log; each with who, what (target ids), when, the request id and the outcome. Ids only, never personal data; no route changes or deletes it. What happens inside a space (profile reads, verdicts, exports) is in that space's `GET /v1/audit` (data API); the two logs are one shape, this one at its own path because the document lists both APIs' paths together. Filters: `from` (included), `to` (excluded), `actor`, `action`. Role `security` (or `admin`).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Entries at or after this instant. */
+                    from?: string;
+                    /** @description Entries before this instant. */
+                    to?: string;
+                    /** @description A person id or a key id. */
+                    actor?: string;
+                    action?: "auth.login" | "auth.login_refused" | "auth.logout" | "person.create" | "person.update" | "person.remove" | "project.create" | "space.create" | "source.create" | "key.create" | "key.rotate" | "key.revoke" | "config.update" | "audit.read";
+                    /** @description The `next_cursor` of the previous page; one the service did not issue is `422`. */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of entries. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ControlAuditPage"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5271,6 +5795,92 @@ export interface components {
             kind: "account" | "partner";
             role?: string;
         };
+        Export: {
+            export_id: string;
+            /**
+             * @description `running` while slices are written, `completed` when the file is whole, `failed` when storing it failed three times.
+             * @enum {string}
+             */
+            state: "running" | "completed" | "failed";
+            /** @description The subject's profile as it resolved when the export was asked. */
+            profile_id: string;
+            counts: components["schemas"]["ExportCounts"];
+            /** @description The file's size once completed. */
+            bytes: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            completed_at: string | null;
+            /** @description A fresh link with each read of a completed export; null before. */
+            download: {
+                /** @description Served without `Authorization`: in development a route of this service with a signed token, in production an R2 presigned URL. Carries no personal data. */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-23T13:00:00.000Z
+                 */
+                expires_at: string;
+            } | null;
+        };
+        /** @description Lines written, by `record`; the header line is not counted. */
+        ExportCounts: {
+            /** @description The profile and every profile merged into it. */
+            profiles: number;
+            handles: number;
+            events: number;
+            episodes: number;
+            facts: number;
+            open_items: number;
+            promises: number;
+            objects: number;
+        };
+        /** @description The subject: a handle it holds, or a profile id (a merged-away id exports its survivor). Exactly one. */
+        ExportInput: {
+            handle?: components["schemas"]["Identifier"];
+            /** Format: uuid */
+            profile_id?: string;
+        } & (unknown | unknown);
+        /** @description Oldest first. */
+        SpaceAuditPage: {
+            data: components["schemas"]["SpaceAuditEntry"][];
+            next_cursor: string | null;
+        };
+        /** @description One governance action: who, what, when. Ids only, never personal data. */
+        SpaceAuditEntry: {
+            audit_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            at: string;
+            actor: {
+                /**
+                 * @description `person`: a person token; `key`: a source key; `link`: a signed download link (`id` is the export's).
+                 * @enum {string}
+                 */
+                kind: "person" | "key" | "link";
+                id: string;
+            };
+            /** @enum {string} */
+            action: "profile.read" | "profile.lookup" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "audit.read";
+            targets: components["schemas"]["AuditTarget"][];
+            /** @description `ok`, or the problem code the request was refused with (`forbidden`, `not_found`, ...). */
+            outcome: string;
+            /** @description The `Request-Id` of the request that did it. */
+            request_id: string | null;
+        };
+        /** @description A record the action named or touched, by id (never a handle or a text). */
+        AuditTarget: {
+            /** @enum {string} */
+            type: "profile" | "suggestion" | "merge" | "receipt" | "export" | "person" | "project" | "space" | "source" | "key" | "config";
+            id: string;
+        };
         TenantCreated: {
             tenant: components["schemas"]["Tenant"];
             admin: components["schemas"]["Person"];
@@ -5602,6 +6212,35 @@ export interface components {
                 space_id: string;
                 used: number;
             }[];
+        };
+        /** @description Oldest first. */
+        ControlAuditPage: {
+            data: components["schemas"]["ControlAuditEntry"][];
+            next_cursor: string | null;
+        };
+        /** @description One governance action: who, what, when. Ids only, never personal data. */
+        ControlAuditEntry: {
+            audit_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            at: string;
+            actor: {
+                /**
+                 * @description `person`: a person token; `key`: a source key; `link`: a signed download link (`id` is the export's).
+                 * @enum {string}
+                 */
+                kind: "person" | "key" | "link";
+                id: string;
+            };
+            /** @enum {string} */
+            action: "auth.login" | "auth.login_refused" | "auth.logout" | "person.create" | "person.update" | "person.remove" | "project.create" | "space.create" | "source.create" | "key.create" | "key.rotate" | "key.revoke" | "config.update" | "audit.read";
+            targets: components["schemas"]["AuditTarget"][];
+            /** @description `ok`, or the problem code the request was refused with (`forbidden`, `not_found`, ...). */
+            outcome: string;
+            /** @description The `Request-Id` of the request that did it. */
+            request_id: string | null;
         };
     };
     responses: never;
