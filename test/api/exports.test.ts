@@ -193,6 +193,34 @@ describe("GET /v1/exports/{id}: status, and a large subject written in slices by
   });
 });
 
+describe("exports larger than one R2 part", () => {
+  it("writes a file of several 5 MiB parts as one multipart object, whole and in order", async () => {
+    const space = await createSpace();
+    const t0 = await moveClock(space, 0);
+    const handle = phone("+15555550311");
+    // 14 messages of about 800 KB: 11 MB, three parts (5 MiB, 5 MiB and the rest).
+    const texts = Array.from({ length: 14 }, (_, at) => `${`Message ${at} says: ${"all is well here ".repeat(47_000)}`.trim()}`);
+    for (let at = 0; at < texts.length; at += 2) {
+      await accept(
+        space,
+        texts.slice(at, at + 2).map((text, i) => say([handle], t0 - (30 - at - i) * MINUTE, text)),
+      );
+    }
+    const security = await personToken(space, ["security"]);
+    const posted = ExportSchema.parse(await json(await postExport(space, { handle }, security)));
+    await runAlarms(space);
+    const done = await exportRecord(await getExport(space, posted.export_id, security), 200);
+    expect(done.state).toBe("completed");
+    expect(done.bytes).toBeGreaterThan(10 * 1024 * 1024);
+    const { text, lines } = await download(done);
+    expect(new TextEncoder().encode(text).byteLength).toBe(done.bytes);
+    const said = lines
+      .filter((line) => line.record === "event")
+      .map((line) => (line.item as { content: { text: string } }).content.text);
+    expect(said).toEqual(texts);
+  });
+});
+
 describe("export download links (development): signed, bound to their export, expiring", () => {
   it("refuses an expired, a tampered and another export's token with problem documents; a fresh read gives a new link", async () => {
     const { space, security } = await seed();
