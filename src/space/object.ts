@@ -452,7 +452,9 @@ export class SpaceObject extends DurableObject<Env> {
             : rootOf(this.#sql, input.profile_id ?? "")?.profileId;
           if (!rootId) throw new Problem("not_found", "no such profile");
           const subject = { space: this.#replica.space?.name ?? "", rootId, members: membersOf(this.#sql, rootId) };
-          const row = await this.exportJobs.start(subject, actorOf(credential).id);
+          const { exportId } = await this.exportJobs.start(subject, actorOf(credential).id);
+          // Forget may have taken the subject while the request wrote: then the export is gone too.
+          const row = requireExport(this.#sql, exportId);
           return exportView(row, await downloadLink(this.env, this.#sql, row, this.clock.now()));
         },
         "write",
