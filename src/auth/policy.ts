@@ -43,6 +43,8 @@ export const POLICIES = {
   measurement: { scopes: ["admin"], roles: ["analysis", "integration"] },
   // Exports and the audit log: people with `security` only; a key is `403 forbidden`.
   security: { roles: ["security"] },
+  // Anyone may verify a receipt: any valid key, any person of the tenant (DESIGN 3.2).
+  receiptKey: { scopes: SCOPES, roles: ROLES },
   // Control API (DESIGN 3.3)
   me: { roles: ROLES },
   people: { roles: ["admin"] },

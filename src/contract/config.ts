@@ -51,7 +51,10 @@ export const SpaceConfigValuesSchema = z
       description:
         "How many of the customer's statements about themselves an episode keeps as `highlights` (default 3; 0 keeps none).",
     }),
-    retention_days: z.number().int().min(1).max(36_500).optional(),
+    retention_days: z.number().int().min(1).max(36_500).optional().openapi({
+      description:
+        'Events older than this many days (by `occurred_at`) have their content erased, with what was derived only from them, by a daily run (docs/api/privacy.md "Retention"); their tombstones stay. None: kept until erased.',
+    }),
     identity_traits: z
       .record(text(1, 128), AttributeTraitSchema.nullable())
       // The names' lengths, as the server holds them (zod-to-openapi leaves a record's key schema out).

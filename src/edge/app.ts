@@ -22,6 +22,7 @@ import { identityRoutes } from "./data/identity";
 import { mcpReference, mcpRoutes } from "./data/mcp";
 import { measurementRoutes } from "./data/measurement";
 import { memoryStatsRoutes } from "./data/memory-stats";
+import { privacyRoutes } from "./data/privacy";
 import { profileRoutes } from "./data/profiles";
 import { searchRoutes } from "./data/search";
 import { timelineRoutes } from "./data/timeline";
@@ -47,7 +48,8 @@ const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
   .route("/", measurementRoutes)
   .route("/", identityRoutes)
   .route("/", exportRoutes)
-  .route("/", auditRoutes);
+  .route("/", auditRoutes)
+  .route("/", privacyRoutes);
 
 /** Control API, mounted at `/control` (host `control.<BASE_HOST>` is rewritten to it). */
 const controlApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })

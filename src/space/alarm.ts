@@ -7,6 +7,8 @@ import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
 import { foldPlacements } from "./memory/session-events";
 import { closeSessions, foldSessions } from "./memory/sessions";
+import { continueErasure, type ErasureJob, retrySigning } from "./privacy/erasures";
+import { continueRetention, type RetentionJob } from "./privacy/retention";
 import { reindexSlice } from "./search/reindex";
 import { setTimer, type Timer, takeDueTimers } from "./timers";
 
@@ -19,6 +21,10 @@ export interface TimerEffects {
   closed: { sessionId: string; profileId: string }[];
   summarize: boolean;
   exports: string[];
+  /** Erasures whose receipt is to be signed (async: WebCrypto), by receipt id. */
+  sign: string[];
+  /** Profiles whose events retention erased: the hot tier loads them again. */
+  retained: string[];
 }
 
 /** What a round of timers is told besides the time. */
@@ -38,6 +44,8 @@ export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerE
     closed: [],
     summarize: due.some((timer) => timer.kind === "memory.summarize"),
     exports: due.filter((timer) => timer.kind === "export.run").map((timer) => timer.key),
+    sign: [],
+    retained: [],
   };
   const jobRunning = due.some((timer) => timer.kind === "suggestions.run");
   // Close timers are read and written together: each session is read through the session inbox.
@@ -55,11 +63,11 @@ export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerE
     effects.closed.push(...closed.map(({ sessionId, profileId }) => ({ sessionId, profileId })));
     queueCompile(sql, new Map(closed.map(({ sessionId, profileId }) => [sessionId, { profileId, events: 0 }])), now);
   }
-  for (const timer of due) run(sql, timer, now, round, jobRunning);
+  for (const timer of due) run(sql, timer, now, round, jobRunning, effects);
   return effects;
 }
 
-function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunning: boolean): void {
+function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunning: boolean, effects: TimerEffects): void {
   const { stopwatch, mayCompile, summarizing } = round;
   switch (timer.kind) {
     case "suggestions.debounce":
@@ -94,6 +102,17 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       // In effects: the object writes the slice after the round. Held meanwhile, so that an
       // object that dies mid-slice has the export go on later.
       setTimer(sql, { ...timer, dueAt: now + EXPORT_LEASE_MS });
+      break;
+    case "forget.run":
+      if (continueErasure(sql, timer.payload as ErasureJob, now, stopwatch)) effects.sign.push(timer.key);
+      break;
+    case "forget.sign":
+      // The object signs after the round; until its signature is stored, the timer stays.
+      retrySigning(sql, timer.key, now);
+      effects.sign.push(timer.key);
+      break;
+    case "retention.run":
+      effects.retained.push(...continueRetention(sql, timer.payload as RetentionJob | null, now, stopwatch));
       break;
   }
 }

@@ -14,6 +14,8 @@ import { checkItem } from "./item-checks";
 import { isAgentTurn, measureBatch } from "./measurement/context-use";
 import { type LiveChanges, MemoryIntake } from "./memory/intake";
 import { placeEvents } from "./memory/session-events";
+import { arrivalsUnderErasure } from "./privacy/arrivals";
+import { countArrivals } from "./privacy/erasures";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
 import { indexMessages, type StoredMessage } from "./search/writes";
@@ -115,13 +117,23 @@ function storeChunk(
     candidates.map((candidate) => candidate.item.idempotency_key),
   );
   const resolved: (Accepted & { itemId: string; profileId: string | null })[] = [];
-  for (const candidate of candidates) {
+  // A subject being erased: its items go in as tombstones and nothing else (privacy/arrivals.ts).
+  const erasing = arrivalsUnderErasure(intake.sql, candidates);
+  const tombstones: ItemRow[] = [];
+  const arrivals = new Map<string, number>();
+  for (const [index, candidate] of candidates.entries()) {
     // Checked first, so that a duplicate has no identity effects.
     if (stored.has(candidate.item.idempotency_key)) {
       answer.duplicates++;
       continue;
     }
     const itemId = uuidv7(now);
+    const erasure = erasing.get(index);
+    if (erasure !== undefined) {
+      tombstones.push(tombstoneOf(row(candidate, caller, now, itemId, null, null)));
+      arrivals.set(erasure, (arrivals.get(erasure) ?? 0) + 1);
+      continue;
+    }
     try {
       const profileId = applyIdentity(
         intake.sql,
@@ -144,7 +156,10 @@ function storeChunk(
     const sessionId = memory.place(item, profileId, itemId, now * 1000 + index, occurredAt);
     return row(candidate, caller, now, itemId, profileId, sessionId);
   });
-  answer.accepted += rows.length;
+  answer.accepted += rows.length + tombstones.length;
+  // Before the chunk's other rows: `placeEvents` reads those as the last ones stored.
+  insertItems(intake, tombstones);
+  countArrivals(intake.sql, arrivals);
   const seqs = insertItems(intake, rows);
   placeEvents(intake.sql, rows.length, now);
   resolution.finish();
@@ -225,6 +240,20 @@ function row(
     body: candidate.json,
     profileId,
     sessionId,
+  };
+}
+
+/** An item stored as its tombstone only (privacy/session-erasure.ts `tombstoneItems` makes the same of a stored one). */
+function tombstoneOf(item: ItemRow): ItemRow {
+  return {
+    ...item,
+    type: "erased",
+    kind: null,
+    channel: null,
+    conversationId: null,
+    taskId: null,
+    claimedOccurredAt: null,
+    body: "{}",
   };
 }
 

@@ -28,6 +28,7 @@ import {
   type SuggestionQuery,
 } from "../contract/identity";
 import type { ContextUseQuery, ContextUseReport } from "../contract/measurement";
+import { ForgetInputSchema, type ReceiptKeyView } from "../contract/privacy";
 import { type ProfileSearchQuery, SearchInputSchema, type SearchPage } from "../contract/search";
 import type { Env } from "../env";
 import { type BodyInput, parseJsonBody } from "../http/body";
@@ -52,6 +53,7 @@ import { acceptSuggestion, dismissSuggestion, listSuggestions } from "./identity
 import { type Intake, ingestBatch, openIntake } from "./intake";
 import { Limits, type RequestKind, type SpaceUsage } from "./limits/limits";
 import { contextUseReport } from "./measurement/context-use";
+import { forgetServedContexts } from "./measurement/served-contexts";
 import { compileBacklog, compileQueueLength, queueProfile, readerWaits } from "./memory/compiler";
 import { contextOf, contextOfHandle } from "./memory/context";
 import { ingestFeedback } from "./memory/feedback";
@@ -61,6 +63,11 @@ import { type ModelSettings, ModelStep, type StepHost } from "./memory/model-ste
 import { DEFAULT_MODEL_DAILY_LIMIT } from "./memory/model-summaries";
 import { MODEL_TIMEOUT_MS, type SummaryModel } from "./memory/model-summarizer";
 import { timelineOf, timelineOfHandle, timelineRequest } from "./memory/timeline";
+import { forgetVocabulary } from "./memory/vocabulary";
+import { continueErasure, type ErasureView, erasureView, requestErasure } from "./privacy/erasures";
+import { receiptKeyById } from "./privacy/receipt-keys";
+import { ReceiptSigner } from "./privacy/receipt-signer";
+import { scheduleRetention } from "./privacy/retention";
 import { applyReplicaSnapshot, emptyReplica, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 import type { TermCache } from "./search/query";
 import { searchProfile, searchSpace } from "./search/search";
@@ -117,6 +124,7 @@ export class SpaceObject extends DurableObject<Env> {
   #stepHost: StepHost;
   /** Exports being written (`exports/jobs.ts`); public so that tests can make its slices small. */
   readonly exportJobs = new ExportJobs(() => ({ sql: this.#sql, bucket: this.env.FILES, now: () => this.clock.now() }));
+  #receipts: ReceiptSigner;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -133,6 +141,7 @@ export class SpaceObject extends DurableObject<Env> {
       now: () => this.clock.now(),
       written: () => this.#armAlarm(),
     };
+    this.#receipts = new ReceiptSigner(this.#sql, (work) => this.#db.transaction(work));
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.#db, migrations);
       this.#replica = loadReplica(this.#db);
@@ -166,6 +175,8 @@ export class SpaceObject extends DurableObject<Env> {
         }),
       );
       this.#hot.close(effects.closed);
+      this.#hot.forget(effects.retained);
+      for (const receiptId of effects.sign) await this.#signReceipt(receiptId);
       // Not awaited: the calls run beside the alarm and write their outcome when they settle.
       if (effects.summarize && model !== null) this.#modelStep.start(this.#stepHost, model, now);
       for (const exportId of effects.exports) await this.exportJobs.step(exportId);
@@ -182,6 +193,8 @@ export class SpaceObject extends DurableObject<Env> {
     this.#db.transaction(() => applyReplicaSnapshot(this.#db, snapshot));
     this.#replica = loadReplica(this.#db);
     this.#hot.budgetBytes = hotTierBudget(this.#replica);
+    scheduleRetention(this.#sql, this.clock.now());
+    await this.#armAlarm();
   }
 
   async ingestBatch(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
@@ -504,6 +517,62 @@ export class SpaceObject extends DurableObject<Env> {
     return this.#idempotent(credential, POLICIES.identity, idempotency, (_caller, now) =>
       linkView(this.#sql, endLink(this.#sql, linkId, now)),
     );
+  }
+
+  /**
+   * `POST /v1/forget`: the subject is cut loose and its first slice erased in the request's
+   * transaction; a small subject is done then, and its receipt signed before the answer.
+   */
+  async forget(credential: PresentedCredential, body: BodyInput, idempotency: IdempotencyRequest): Promise<Outcome<ErasureView>> {
+    const input = () => parseOrRefuse(ForgetInputSchema, parseJsonBody(body));
+    const started = await this.#idempotent(
+      credential,
+      POLICIES.security,
+      idempotency,
+      (_caller, now, subject) => {
+        const { receiptId, members, job } = requestErasure(this.#sql, subject, now);
+        this.#forgetHeld(members);
+        if (job) continueErasure(this.#sql, job, now, () => performance.now());
+        return { receipt_id: receiptId };
+      },
+      input,
+    );
+    if (!started.ok) return started;
+    await this.#signReceipt(started.value.receipt_id);
+    return this.#admitted(credential, POLICIES.security, () => this.#erasure(started.value.receipt_id));
+  }
+
+  async erasureReceipt(credential: PresentedCredential, receiptId: string): Promise<Outcome<ErasureView>> {
+    return this.#admitted(credential, POLICIES.security, () => this.#erasure(receiptId));
+  }
+
+  /** `GET /v1/privacy/receipt-key`: the key that signs now, or the one named `kid`. */
+  async receiptKey(credential: PresentedCredential, kid: string | undefined): Promise<Outcome<ReceiptKeyView>> {
+    return this.#admitted(credential, POLICIES.receiptKey, async (_caller, now) => {
+      const key = kid === undefined ? await this.#receipts.key(now) : receiptKeyById(this.#sql, kid);
+      if (!key) throw new Problem("not_found", "no such key");
+      return { kid: key.kid, jwk: key.jwk };
+    });
+  }
+
+  #erasure(receiptId: string): ErasureView {
+    const view = erasureView(this.#sql, receiptId);
+    if (!view) throw new Problem("not_found", "no such receipt");
+    return view;
+  }
+
+  /** Signs a receipt whose data is erased; what the object holds in memory of the space's words is read again. */
+  async #signReceipt(receiptId: string): Promise<void> {
+    await this.#receipts.sign(receiptId, this.clock.now());
+    this.#forgetHeld([]);
+  }
+
+  /** What the object holds in memory of erased profiles (the hot tier, unwritten etags) and of the space's words. */
+  #forgetHeld(profileIds: readonly string[]): void {
+    this.#hot.forget(profileIds);
+    forgetServedContexts(this.#sql, profileIds);
+    this.#searchTerms.clear();
+    forgetVocabulary(this.#sql);
   }
 
   /**

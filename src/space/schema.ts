@@ -7,6 +7,7 @@ export * from "./limits/schema";
 export * from "./measurement/schema";
 export * from "./memory/model-schema";
 export * from "./memory/schema";
+export * from "./privacy/schema";
 
 /**
  * Every item of every batch, raw, as it arrived (SPEC: the raw event is stored before the

@@ -1,6 +1,6 @@
 /**
  * Every timed effect of a space is a row here (DESIGN §4): session closes, promise due dates,
- * suggestion jobs, the search reindex, model summaries, exports. The object keeps one alarm at the earliest due row, and its alarm handler
+ * suggestion jobs, the search reindex, model summaries, exports, erasures and retention. The object keeps one alarm at the earliest due row, and its alarm handler
  * runs what is due, so a timer survives restarts and fires once.
  */
 export type TimerKind =
@@ -12,7 +12,10 @@ export type TimerKind =
   | "promise.due"
   | "search.reindex"
   | "memory.summarize"
-  | "export.run";
+  | "export.run"
+  | "forget.run"
+  | "forget.sign"
+  | "retention.run";
 
 export interface Timer {
   kind: TimerKind;

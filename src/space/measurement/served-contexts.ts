@@ -60,3 +60,11 @@ export function supersedeServedContexts(sql: SqlStorage, profileIds: ReadonlySet
     JSON.stringify([...profileIds]),
   );
 }
+
+/** Drops the unwritten etags of erased profiles (privacy/erasures.ts): the erasure deletes the written ones. */
+export function forgetServedContexts(sql: SqlStorage, profileIds: readonly string[]): void {
+  const pending = unwritten.get(sql);
+  if (!pending) return;
+  const erased = new Set(profileIds);
+  for (const [etag, { profileId }] of pending) if (erased.has(profileId)) pending.delete(etag);
+}

@@ -71,6 +71,8 @@ function foldInbox(sql: SqlStorage): void {
      ON CONFLICT (profile_id, session_id) DO UPDATE SET events = events + excluded.events`,
   );
   sql.exec("DELETE FROM compile_inbox");
+  // A subject being erased is compiled no more (a close timer may have queued one of its sessions).
+  sql.exec("DELETE FROM compile_queue WHERE profile_id IN (SELECT profile_id FROM erasure_profiles)");
 }
 
 /**
@@ -148,7 +150,9 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
  * a promise came due, or feedback changed a fact or an open item.
  */
 export function compileSubjects(sql: SqlStorage, profileId: string, subjects: Subjects, now: number): void {
-  const rootId = rootOf(sql, profileId)?.profileId ?? profileId;
+  const rootId = rootOf(sql, profileId)?.profileId;
+  if (rootId === undefined) return; // erased (privacy/erasures.ts): nothing to compile
+
   const members = membersOf(sql, rootId);
   writeEntries(sql, rootId, members, subjects, now);
   writeMemory(sql, rootId, members, now);

@@ -79,6 +79,12 @@ function locate(sql: SqlStorage, id: string, viewer: Viewer): Located | null {
 }
 
 function locateAny(sql: SqlStorage, id: string): Located | null {
+  const located = locateAnywhere(sql, id);
+  // A profile being erased is gone from `profiles` at once; its sessions and derivations go in slices.
+  return located && rootOf(sql, located.rootId) ? located : null;
+}
+
+function locateAnywhere(sql: SqlStorage, id: string): Located | null {
   const rootIdOf = (profileId: string) => rootOf(sql, profileId)?.profileId ?? profileId;
   const session = findSession(sql, id);
   if (session) return { kind: "episode", rootId: rootIdOf(session.profileId), session };

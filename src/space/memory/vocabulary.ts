@@ -33,6 +33,11 @@ export function spaceVocabulary(sql: SqlStorage): Vocabulary {
   return vocabulary;
 }
 
+/** Lets go of the held frequencies (an erasure took rows out of the index): read again on the next compile. */
+export function forgetVocabulary(sql: SqlStorage): void {
+  held.delete(sql);
+}
+
 const growthOf = (rows: number) => Math.max(MIN_GROWTH, Math.min(SAMPLE_ROWS, rows));
 
 function sampled(sql: SqlStorage): Vocabulary {

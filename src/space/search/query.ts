@@ -1,6 +1,7 @@
 import type { SearchPage } from "../../contract/search";
 import { decodeCursor, encodeCursor } from "../../http/cursor";
 import { Problem } from "../../http/problem";
+import { erasingProfiles } from "../privacy/arrivals";
 import { MAX_TERMS, type Ranked, type Row } from "./candidates";
 import { rankFts5 } from "./fts5";
 import { rankStems } from "./plain-stems";
@@ -38,7 +39,7 @@ export function search(sql: SqlStorage, request: SearchRequest, cache: TermCache
   const scope = scopeOf(request);
   const ranked = request.mode === "fts5" ? rankFts5(sql, request.query, scope) : rankPlain(sql, request.query, scope, cache);
   ranked.sort((a, b) => b.score - a.score || b.row.rowid - a.row.rowid);
-  const shown = withoutRepeats(ranked);
+  const shown = withoutRepeats(withoutErasing(sql, ranked));
   const rest = after ? shown.filter(({ score, row }) => score < after.s || (score === after.s && row.rowid < after.r)) : shown;
   const page = rest.slice(0, request.limit);
   const last = page.at(-1);
@@ -133,6 +134,12 @@ function textsOf(sql: SqlStorage, rowids: readonly number[]): Map<number, string
     )
     .toArray();
   return new Map(rows.map((row) => [row.rowid, row.text]));
+}
+
+/** Rows of a subject whose erasure is under way: the erasure deletes them in slices, and none is shown meanwhile. */
+function withoutErasing(sql: SqlStorage, ranked: Ranked[]): Ranked[] {
+  const erasing = erasingProfiles(sql);
+  return erasing.size === 0 ? ranked : ranked.filter(({ row }) => !erasing.has(row.profile_id));
 }
 
 /** The profile that answers for each profile id now. */

@@ -1,0 +1,152 @@
+import { membersOf } from "../identity/profiles";
+import type { ErasureCounts } from "./receipts";
+
+/**
+ * The part of an erasure done in the request's own transaction (docs/api/privacy.md "From the
+ * request on"): the subject stops existing for every reader and every job. Its handles move to
+ * `erasure_handles` (until the receipt; a batch naming one is stored as a tombstone), its
+ * profiles leave `profiles` (every read by id or handle is `404` at once), and what identity and
+ * memory keep per profile in a few indexed rows goes: links, suggestions, evidence, linkage,
+ * compiled memory, queued compiles. What is large (events, sessions, search rows) is erased in
+ * slices afterwards, by profile ids kept in `erasure_profiles`.
+ */
+export interface Subject {
+  rootId: string;
+  members: string[];
+}
+
+/**
+ * Cuts the subject loose; answers the profiles it met in events (their items may name its
+ * handles, `scrubMentions`) and what it erased.
+ */
+export function cutSubject(
+  sql: SqlStorage,
+  receiptId: string,
+  subject: Subject,
+): { met: string[]; counts: Partial<ErasureCounts> } {
+  const members = JSON.stringify(subject.members);
+  sql.exec("INSERT INTO erasure_profiles (profile_id, receipt_id) SELECT value, ? FROM json_each(?)", receiptId, members);
+  const handles = sql
+    .exec(
+      `INSERT INTO erasure_handles (handle_id, receipt_id, type, scope, value)
+       SELECT h.handle_id, ?, h.type, h.scope, h.value FROM json_each(?) m CROSS JOIN handles h WHERE h.profile_id = m.value
+       RETURNING handle_id`,
+      receiptId,
+      members,
+    )
+    .toArray().length;
+  const met = metProfiles(sql, members);
+  sql.exec("DELETE FROM handles WHERE profile_id IN (SELECT value FROM json_each(?))", members);
+  const profiles = sql
+    .exec("DELETE FROM profiles WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING profile_id", members)
+    .toArray().length;
+  const links = deleteBySides(sql, "links", ["person_id", "organization_id"], members, "link_id");
+  const suggestions = deleteBySides(sql, "suggestions", ["profile_a", "profile_b"], members, "suggestion_id");
+  const evidence = forgetEvidence(sql, members);
+  const memory =
+    countDeleted(sql, "DELETE FROM memories WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING 1", members) +
+    countDeleted(sql, "DELETE FROM memory_entries WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING 1", members);
+  for (const table of ["compile_queue", "compile_inbox", "model_queue"]) {
+    sql.exec(`DELETE FROM ${table} WHERE profile_id IN (SELECT value FROM json_each(?))`, members);
+  }
+  return {
+    met,
+    counts: { profiles, handles, links, suggestions, identity_evidence: evidence, memory_items: memory },
+  };
+}
+
+/**
+ * What identity keeps about the profiles for suggestions: traits (names, postal codes, parts of
+ * handles), their changes, co-occurrences, and the linkage job's copies, keys and pairs (each
+ * pair's pattern counted down, as `markDirty` does). Safe to run again: the erasure's last slice
+ * does, for anything a suggestion run under way wrote since.
+ */
+export function forgetEvidence(sql: SqlStorage, members: string): number {
+  let erased = 0;
+  erased += countDeleted(
+    sql,
+    "DELETE FROM profile_traits WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING 1",
+    members,
+  );
+  erased += countDeleted(
+    sql,
+    "DELETE FROM trait_changes WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING 1",
+    members,
+  );
+  erased += deleteBySides(sql, "co_occurrences", ["profile_a", "profile_b"], members, "profile_a");
+  const keys = sql
+    .exec<{ profile_id: string; keys: string }>(
+      "DELETE FROM linkage_profiles WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING profile_id, keys",
+      members,
+    )
+    .toArray();
+  erased += keys.length;
+  const keyRows = keys.flatMap((row) => (JSON.parse(row.keys) as string[]).map((key) => [key, row.profile_id]));
+  if (keyRows.length > 0) {
+    sql.exec(
+      "DELETE FROM linkage_keys WHERE (key, profile_id) IN (SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k)",
+      JSON.stringify(keyRows),
+    );
+  }
+  sql.exec("DELETE FROM linkage_dirty WHERE profile_id IN (SELECT value FROM json_each(?))", members);
+  const patterns = ["profile_a", "profile_b"].flatMap((side) =>
+    sql
+      .exec<{ pattern: string }>(
+        `DELETE FROM linkage_pairs WHERE ${side} IN (SELECT value FROM json_each(?)) RETURNING pattern`,
+        members,
+      )
+      .toArray()
+      .map((row) => row.pattern),
+  );
+  if (patterns.length > 0) {
+    sql.exec(
+      `UPDATE linkage_patterns SET pairs = pairs - (SELECT count(*) FROM json_each(?) g WHERE g.value = linkage_patterns.pattern)
+       WHERE pattern IN (SELECT value FROM json_each(?2))`,
+      JSON.stringify(patterns),
+      JSON.stringify([...new Set(patterns)]),
+    );
+    sql.exec("DELETE FROM linkage_patterns WHERE pairs <= 0");
+  }
+  return erased + patterns.length;
+}
+
+/** The profiles (every member of their roots now) whose events met the subject's: their items may name its handles. */
+function metProfiles(sql: SqlStorage, members: string): string[] {
+  const others = new Set<string>();
+  for (const [side, other] of [
+    ["profile_a", "profile_b"],
+    ["profile_b", "profile_a"],
+  ]) {
+    for (const row of sql.exec<{ other: string }>(
+      `SELECT ${other} AS other FROM co_occurrences WHERE ${side} IN (SELECT value FROM json_each(?))`,
+      members,
+    )) {
+      others.add(row.other);
+    }
+  }
+  const subject = new Set(JSON.parse(members) as string[]);
+  const met = new Set<string>();
+  for (const other of others) {
+    const root = sql.exec<{ root_id: string }>("SELECT root_id FROM profiles WHERE profile_id = ?", other).toArray()[0];
+    for (const member of root ? membersOf(sql, root.root_id) : [other]) if (!subject.has(member)) met.add(member);
+  }
+  return [...met];
+}
+
+/** Deletes the rows naming any of `members` on either side, each side by its own statement (its index); counts them once. */
+function deleteBySides(sql: SqlStorage, table: string, sides: readonly string[], members: string, id: string): number {
+  const deleted = new Set<unknown>();
+  for (const side of sides) {
+    for (const row of sql.exec(
+      `DELETE FROM ${table} WHERE ${side} IN (SELECT value FROM json_each(?)) RETURNING ${id} AS id, ${sides.join(" || ' ' || ")} AS pair`,
+      members,
+    )) {
+      deleted.add(`${row.id} ${row.pair}`);
+    }
+  }
+  return deleted.size;
+}
+
+function countDeleted(sql: SqlStorage, statement: string, members: string): number {
+  return sql.exec(statement, members).toArray().length;
+}

@@ -1,0 +1,99 @@
+/**
+ * Every table of a space's database, and whether it can hold a subject's data (a handle, a text,
+ * a value a customer gave, anything compiled from those) and how forget reaches it
+ * (docs/api/privacy.md "One rule for every store"). A table that is not here fails
+ * `test/object/forget-registry.test.ts`, which reads the tables from `sqlite_master`: a new store
+ * is declared here, with its reach, before it can land. Retention reaches the event-derived
+ * tables through the same functions (`session-erasure.ts`).
+ */
+export type Reach =
+  /** Holds a subject's data: `how` names what erases it (a module and step of `privacy/`). */
+  | { holds: "subject"; how: string }
+  /** Holds nothing of any subject: ids, counts, the service's own state. */
+  | { holds: "nothing"; reason: string };
+
+const subject = (how: string): Reach => ({ holds: "subject", how });
+const nothing = (reason: string): Reach => ({ holds: "nothing", reason });
+const shadow = (table: string): Reach =>
+  subject(`FTS5 shadow table of \`${table}\`: its rows go with \`${table}\`'s, deleted with \`secure-delete\` on (session-erasure.ts deleteSearchRows)`);
+
+export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
+  // Intake
+  items: subject(
+    "tombstoned (session-erasure.ts tombstoneItems): events by session (erasures.ts `sessions`), every other item of its profiles by seq (`items`); other subjects' items scrubbed of its handles (mentions.ts); arrivals during the erasure stored as tombstones (arrivals.ts)",
+  ),
+  // Identity
+  profiles: subject("deleted in the request (identity-cut.ts cutSubject)"),
+  handles: subject("deleted in the request (identity-cut.ts cutSubject), kept in `erasure_handles` until the receipt"),
+  handle_sightings: subject("deleted by handle id (erasures.ts `tidy`)"),
+  object_owners: subject("deleted by profile, rowid ranges (erasures.ts `owners`)"),
+  merges: nothing("ids, methods and times only: merges and undos on record keep ids (docs/api/privacy.md)"),
+  verification_levels: subject("the subject's conversations' levels, with its sessions (session-erasure.ts dropSession)"),
+  links: subject("deleted in the request, either side (identity-cut.ts cutSubject)"),
+  profile_traits: subject("deleted in the request and again at `tidy` (identity-cut.ts forgetEvidence)"),
+  trait_changes: subject("deleted in the request and again at `tidy` (identity-cut.ts forgetEvidence)"),
+  co_occurrences: subject("deleted in the request and again at `tidy` (identity-cut.ts forgetEvidence)"),
+  linkage_profiles: subject("traits as the job compares them: deleted (identity-cut.ts forgetEvidence)"),
+  linkage_keys: subject("blocking keys (phonetic codes, postal codes): deleted (identity-cut.ts forgetEvidence)"),
+  linkage_pairs: subject("pairs with the subject, their patterns counted down (identity-cut.ts forgetEvidence)"),
+  linkage_dirty: subject("deleted (identity-cut.ts forgetEvidence)"),
+  linkage_patterns: nothing("how many pairs have each comparison pattern: aggregate counts, counted down as pairs go"),
+  linkage_model: nothing("the estimated weights (m, u, prior) and how many profiles have traits: aggregates"),
+  suggestions: subject("deleted in the request and again at `tidy`, either side (identity-cut.ts, erasures.ts)"),
+  job_runs: nothing("when offline jobs last ran, their slices"),
+  idempotency_records: subject("kept answers naming its ids or handles: deleted (erasures.ts `tidy`)"),
+  // Memory
+  sessions: subject("deleted once its events are erased (session-erasure.ts dropSession)"),
+  session_inbox: subject("folded before each slice (session-erasure.ts foldInboxes), then as `sessions`"),
+  session_events: subject("deleted with its events (session-erasure.ts eraseSessionEvents)"),
+  item_placements: subject("folded before each slice (session-erasure.ts foldInboxes), then as `session_events`"),
+  conversation_aliases: subject("aliases of the subject's conversations (session-erasure.ts dropSession)"),
+  compile_inbox: subject("deleted in the request and with each session (identity-cut.ts, session-erasure.ts)"),
+  compile_queue: subject("deleted in the request and with each session; a compile skips profiles being erased"),
+  episodes: subject("deleted with its session (session-erasure.ts dropSession)"),
+  derivations: subject("deleted with its session (session-erasure.ts dropSession)"),
+  memory_entries: subject("deleted in the request (identity-cut.ts cutSubject)"),
+  memories: subject("deleted in the request (identity-cut.ts cutSubject)"),
+  corrections: subject("feedback on what its sessions derived: deleted with the session (session-erasure.ts dropSession)"),
+  model_summaries: subject("deleted with its session (session-erasure.ts dropSession)"),
+  model_queue: subject("deleted in the request and with each session"),
+  model_calls: nothing("model calls per day and outcome: aggregate counts"),
+  // Measurement
+  served_contexts: subject("etags served for its profiles: deleted by rowid ranges (erasures.ts `served`)"),
+  context_uses: nothing("agent turns per day and source: aggregate counts"),
+  // Search
+  search_index: subject("rows under its profile tokens (erasures.ts `search`) and its sessions' (dropSession)"),
+  search_index_data: shadow("search_index"),
+  search_index_idx: shadow("search_index"),
+  search_index_content: shadow("search_index"),
+  search_index_docsize: shadow("search_index"),
+  search_index_config: nothing("FTS5's settings of `search_index`"),
+  search_stems: subject("the same rowids as `search_index` (session-erasure.ts deleteSearchRows)"),
+  search_stems_data: shadow("search_stems"),
+  search_stems_idx: shadow("search_stems"),
+  search_stems_content: shadow("search_stems"),
+  search_stems_docsize: shadow("search_stems"),
+  search_stems_config: nothing("FTS5's settings of `search_stems`"),
+  search_turns: subject("each erased event's stems, by seq (session-erasure.ts eraseSessionEvents)"),
+  search_reindex: nothing("where the stemming of old rows stands: two rowids"),
+  // The object's runtime
+  timers: subject("payloads name profile ids (promise due dates): deleted with the session and at `tidy`"),
+  inbox_folds: nothing("a random generation per inbox"),
+  signing_keys: nothing("the object's own random keys"),
+  // Privacy
+  erasures: nothing("receipts: ids, counts, times, the keyed hash of the handles, a signature"),
+  erasure_profiles: nothing("profile ids while an erasure runs (random ids); deleted when it completes"),
+  erasure_handles: subject("the handles while their erasure runs, for the receipt's hash: deleted when it completes"),
+  receipt_keys: nothing("the space's receipt-signing keys"),
+  // Replica of the control plane
+  space_record: nothing("the space: id, name, tenant, project, region"),
+  replica_keys: nothing("key records: ids, scopes, digests"),
+  replica_sources: nothing("sources: kinds and what they may do"),
+  replica_config: nothing("the configuration in force"),
+  replica_token_cuts: nothing("person tokens cut before their expiry: ids and times"),
+  // Migrations
+  __drizzle_migrations: nothing("which migrations ran"),
+};
+
+/** Tables of the platform (`_cf_*`) and of SQLite itself (`sqlite_*`): not the service's. */
+export const isPlatformTable = (name: string) => name.startsWith("_cf_") || name.startsWith("sqlite_");
