@@ -36,7 +36,9 @@ export function receiptResponse(space: Space, token: string, receiptId: string) 
 
 export async function receiptKey(space: Space, token: string, kid?: string) {
   const query = kid === undefined ? "" : `?kid=${encodeURIComponent(kid)}`;
-  return ReceiptKeySchema.parse(await json(await call("GET", `/spaces/${space.name}/v1/privacy/receipt-key${query}`, { token }), 200));
+  return ReceiptKeySchema.parse(
+    await json(await call("GET", `/spaces/${space.name}/v1/privacy/receipt-key${query}`, { token }), 200),
+  );
 }
 
 /**
@@ -70,7 +72,9 @@ export function scanFor(space: Space, needles: readonly string[]): Promise<strin
   return runInDurableObject(stub(space), (_instance: SpaceObject, state) => {
     const sql = state.storage.sql;
     const tables = sql
-      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
+      .exec<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+      )
       .toArray()
       .map((row) => row.name);
     const hits = new Set<string>();

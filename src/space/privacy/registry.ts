@@ -15,7 +15,9 @@ export type Reach =
 const subject = (how: string): Reach => ({ holds: "subject", how });
 const nothing = (reason: string): Reach => ({ holds: "nothing", reason });
 const shadow = (table: string): Reach =>
-  subject(`FTS5 shadow table of \`${table}\`: its rows go with \`${table}\`'s, deleted with \`secure-delete\` on (session-erasure.ts deleteSearchRows)`);
+  subject(
+    `FTS5 shadow table of \`${table}\`: its rows go with \`${table}\`'s, deleted with \`secure-delete\` on (session-erasure.ts deleteSearchRows)`,
+  );
 
 export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
   // Intake

@@ -1,0 +1,391 @@
+import { describe, expect, it } from "vitest";
+import { ProfileSchema } from "../../src/contract/identity";
+import { SearchPageSchema } from "../../src/contract/search";
+import {
+  email,
+  expectProblem,
+  identifyItem,
+  link,
+  notePersonalData,
+  personToken,
+  phone,
+  query,
+  restartSpaceObject,
+} from "../support/identity";
+import { later, moveClock, runAlarms } from "../support/memory";
+import { erasureOf, forget, forgetResponse, receiptKey, receiptResponse, scanFor, verifies } from "../support/privacy";
+import { batch, call, createSpace, json, message, type Space } from "../support/seed";
+
+/**
+ * `POST /v1/forget` (docs/api/privacy.md): one subject among several is erased from everything
+ * the space stores (the scan reads every table `sqlite_master` lists), every other subject's
+ * answers stay as they were, a replayed batch brings nothing back, a batch during the erasure
+ * loses to it, the erasure survives a restart, and the receipt verifies by WebCrypto with the
+ * published key (and a tampered one does not).
+ */
+
+// Fictional numbers and example.com addresses; the erased subject's words are made up, so a hit is theirs.
+const ERASED_PHONE = "+15555550140";
+const ERASED_EMAIL = "zelda.erased@example.com";
+const OTHER_PHONE = "+15555550141";
+const THIRD_EMAIL = "omar.kept@example.com";
+const ORG = "acct-0042";
+notePersonalData(ERASED_PHONE, ERASED_EMAIL, OTHER_PHONE, THIRD_EMAIL);
+
+const erasedSays = (n: number) => `my qxzvoltarine parcel number ${n} never came, please call me back`;
+const ERASED_WORDS = ["zvoltarin", ERASED_PHONE, ERASED_EMAIL, "15555550140"];
+
+const at = (ms: number) => new Date(ms).toISOString();
+const path = (space: Space, rest: string) => `/spaces/${space.name}${rest}`;
+
+interface Reads {
+  context: Record<string, unknown>;
+  profile: unknown;
+  timeline: unknown;
+  profileTimeline: unknown;
+  history: unknown[];
+  search: unknown;
+  profileSearch: unknown;
+}
+
+const withoutScores = (page: unknown) => {
+  const parsed = SearchPageSchema.parse(page);
+  return { ...parsed, results: parsed.results.map(({ score: _, ...rest }) => rest) };
+};
+
+/** Every read of one subject, as a reviewer sees it (scores aside: they are relative to the whole index). */
+async function readsOf(space: Space, token: string, handle: { type: string; value: string }, word: string): Promise<Reads> {
+  const context = await json<Record<string, unknown>>(
+    await call("POST", path(space, "/v1/context"), { token, body: { handle } }),
+    200,
+  );
+  const profileId = String(context.profile_id);
+  const { as_of: _, ...stable } = context;
+  const memory = context.memory as { episodes: { episode_id: string }[] };
+  const history = [];
+  for (const episode of memory.episodes) {
+    const item = await json<Record<string, unknown>>(
+      await call("GET", path(space, `/v1/history/items/${episode.episode_id}`), { token }),
+      200,
+    );
+    const { as_of: _asOf, ...rest } = item;
+    history.push(rest);
+  }
+  return {
+    context: stable,
+    profile: ProfileSchema.parse(await json(await call("GET", path(space, `/v1/profiles/${profileId}`), { token }), 200)),
+    timeline: await json(await call("POST", path(space, "/v1/timeline"), { token, body: { handle } }), 200),
+    profileTimeline: await json(await call("GET", path(space, `/v1/profiles/${profileId}/timeline`), { token }), 200),
+    history,
+    search: withoutScores(await json(await call("POST", path(space, "/v1/search"), { token, body: { query: word } }), 200)),
+    profileSearch: withoutScores(
+      await json(await call("GET", path(space, `/v1/profiles/${profileId}/search?q=${word}`), { token }), 200),
+    ),
+  };
+}
+
+async function accept(space: Space, items: Record<string, unknown>[]) {
+  const answer = await json<{ accepted: number; errors: unknown[] }>(await batch(space, items), 200);
+  expect(answer.errors).toEqual([]);
+  return answer;
+}
+
+/** One message per conversation, `conversations` of them: each its own session (a step of the erasure each). */
+function erasedHistory(t0: number, conversations: number): Record<string, unknown>[] {
+  return Array.from({ length: conversations }, (_, n) =>
+    message({
+      handles: [phone(ERASED_PHONE)],
+      conversation_id: `erased-${n}`,
+      occurred_at: at(t0 + n * 1000),
+      content: { type: "text", text: erasedSays(n) },
+    }),
+  );
+}
+
+/**
+ * The space: the erased subject (a phone and an e-mail profile merged by `identify`, a promise,
+ * a link to an organization, a CRM record that makes a suggestion with another profile, an event
+ * that met another subject's handle), and two subjects that stay.
+ */
+async function populatedSpace() {
+  const space = await createSpace();
+  const t0 = (await moveClock(space, 0)) - 3_600_000;
+  const review = await personToken(space, ["review"]);
+  const security = await personToken(space, ["security"]);
+  const history = erasedHistory(t0, 12);
+  await accept(space, [
+    ...history,
+    message({
+      handles: [email(ERASED_EMAIL)],
+      channel: "email",
+      conversation_id: "erased-mail",
+      occurred_at: at(t0 + 20_000),
+      content: { type: "text", text: "qxzvoltarine: I prefer e-mail, my invoice total is wrong" },
+    }),
+    message({
+      kind: "action",
+      handles: [phone(ERASED_PHONE)],
+      speaker: { role: "ai_agent" },
+      conversation_id: "erased-0",
+      occurred_at: at(t0 + 21_000),
+      content: undefined,
+      action: { operation: "promise", object_type: "order", object_id: "o-erased-1", due_at: at(t0 + 86_400_000) },
+    }),
+    message({
+      kind: "system_event",
+      canonical_type: "customer.updated",
+      channel: "crm",
+      content: undefined,
+      handles: [phone(ERASED_PHONE)],
+      occurred_at: at(t0 + 22_000),
+      attributes: { name: "Zelda Quornwright", postal_code: "28001" },
+    }),
+    message({
+      kind: "system_event",
+      canonical_type: "customer.updated",
+      channel: "crm",
+      content: undefined,
+      handles: [email(THIRD_EMAIL)],
+      occurred_at: at(t0 + 23_000),
+      attributes: { name: "zelda quornwright", postal_code: "28 001" },
+    }),
+    message({
+      handles: [phone(OTHER_PHONE)],
+      conversation_id: "other-1",
+      occurred_at: at(t0 + 24_000),
+      content: { type: "text", text: "Where is my brightcopper order? It is late" },
+    }),
+    // Another subject's event that names the erased subject's handle too (it goes to the first known).
+    message({
+      handles: [phone(OTHER_PHONE), phone(ERASED_PHONE)],
+      conversation_id: "other-1",
+      occurred_at: at(t0 + 25_000),
+      content: { type: "text", text: "brightcopper again, I called from my other phone" },
+    }),
+    message({
+      handles: [email(THIRD_EMAIL)],
+      channel: "email",
+      conversation_id: "third-1",
+      occurred_at: at(t0 + 26_000),
+      content: { type: "text", text: "Please cancel the silverpine subscription" },
+    }),
+  ]);
+  await accept(space, [identifyItem([phone(ERASED_PHONE), email(ERASED_EMAIL)], { occurred_at: at(t0 + 30_000) })]);
+  await link(space, {
+    person: { handle: phone(ERASED_PHONE) },
+    organization: { handle: { type: "system_id", value: ORG } },
+    kind: "account",
+  });
+  await link(space, {
+    person: { handle: phone(OTHER_PHONE) },
+    organization: { handle: { type: "system_id", value: ORG } },
+    kind: "account",
+  });
+  // Close the sessions, run the suggestions job, compile (the compiler gives way to the job): until nothing waits.
+  await later(space, 2 * 24 * 3_600_000);
+  for (let round = 0; round < 5; round++) await later(space, 60_000);
+  const suggestions = await json<{ data: unknown[] }>(
+    await call("GET", path(space, "/v1/identity/suggestions"), { token: space.key }),
+    200,
+  );
+  expect(suggestions.data.length).toBeGreaterThanOrEqual(1);
+  return { space, review, security, t0, history };
+}
+
+describe("POST /v1/forget: erasure of one subject among several", () => {
+  it("erases the subject everywhere, leaves the others byte for byte, survives a restart mid-erasure and replays, and signs a receipt", async () => {
+    const { space, review, security, history } = await populatedSpace();
+    const erasedProfile = (
+      await json<{ profile_id: string }>(
+        await call("POST", path(space, "/v1/profiles/lookup"), { token: review, body: { handle: phone(ERASED_PHONE) } }),
+        200,
+      )
+    ).profile_id;
+    const episode =
+      (
+        await json<{ memory: { episodes: { episode_id: string }[] } }>(
+          await call("POST", path(space, "/v1/context"), { token: review, body: { handle: phone(ERASED_PHONE) } }),
+          200,
+        )
+      ).memory.episodes[0]?.episode_id ?? "";
+    expect(episode).not.toBe("");
+    const before = {
+      other: await readsOf(space, review, phone(OTHER_PHONE), "brightcopper"),
+      third: await readsOf(space, review, email(THIRD_EMAIL), "silverpine"),
+    };
+    expect(JSON.stringify(before.other.search)).toContain("brightcopper");
+    // The scan sees the subject where it is before (text, JSON, FTS5's index blobs).
+    expect(await scanFor(space, ERASED_WORDS)).toEqual(
+      expect.arrayContaining([
+        "items: zvoltarin",
+        "handles: +15555550140",
+        "search_index_data: zvoltarin",
+        "search_stems_data: zvoltarin",
+      ]),
+    );
+
+    // More sessions than a slice erases: the answer is 202, and the rest runs from the alarm.
+    const key = crypto.randomUUID();
+    const started = await forget(space, security, { handle: email(ERASED_EMAIL) }, key);
+    expect(started.status).toBe(202);
+    if (started.status !== 202) return;
+    expect(await query(space, "SELECT key FROM timers WHERE kind = 'forget.run'")).toEqual([{ key: started.receiptId }]);
+
+    // From the request on, every read of the subject is 404 (and it is in no search).
+    const reads: [string, string, unknown][] = [
+      ["GET", `/v1/profiles/${erasedProfile}`, undefined],
+      ["POST", "/v1/profiles/lookup", { handle: phone(ERASED_PHONE) }],
+      ["POST", "/v1/context", { handle: email(ERASED_EMAIL) }],
+      ["GET", `/v1/profiles/${erasedProfile}/context`, undefined],
+      ["POST", "/v1/timeline", { handle: phone(ERASED_PHONE) }],
+      ["GET", `/v1/profiles/${erasedProfile}/timeline`, undefined],
+      ["POST", "/v1/search", { query: "qxzvoltarine", handle: phone(ERASED_PHONE) }],
+      ["GET", `/v1/profiles/${erasedProfile}/search?q=qxzvoltarine`, undefined],
+      ["GET", `/v1/history/items/${episode}`, undefined],
+      ["POST", "/v1/history/open", { item_id: episode, handle: phone(ERASED_PHONE), verification: "V2" }],
+    ];
+    for (const [method, route, body] of reads) {
+      await expectProblem(await call(method, path(space, route), { token: review, body }), 404, "not_found");
+    }
+    const spaceSearch = SearchPageSchema.parse(
+      await json(await call("POST", path(space, "/v1/search"), { token: review, body: { query: "qxzvoltarine parcel" } }), 200),
+    );
+    expect(spaceSearch.results).toEqual([]);
+    const mcp = await call("POST", path(space, "/mcp"), {
+      token: space.key,
+      headers: { accept: "application/json, text/event-stream" },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "get_customer_context", arguments: { handle: phone(ERASED_PHONE) } },
+      },
+    });
+    expect(await mcp.text()).toMatch(/"isError":true.*not_found|not_found.*"isError":true/s);
+
+    // A batch about the subject during the erasure loses to it; a replay of an old one is a duplicate.
+    const during = message({
+      handles: [phone(ERASED_PHONE)],
+      content: { type: "text", text: "qxzvoltarine during the erasure" },
+    });
+    expect(await json(await batch(space, [during]), 200)).toEqual({ accepted: 1, duplicates: 0, errors: [] });
+
+    // The object restarts mid-erasure: the timer resumes it.
+    const stood = await moveClock(space, 0);
+    await restartSpaceObject(space);
+    await moveClock(space, stood - Date.now());
+    expect(await runAlarms(space)).toBeGreaterThanOrEqual(1);
+    const done = await erasureOf(await receiptResponse(space, security, started.receiptId));
+    expect(done.status).toBe(200);
+    if (done.status !== 200) return;
+    const { receipt } = done;
+    expect(receipt.counts).toMatchObject({
+      profiles: 2,
+      handles: 2,
+      events: history.length + 1 + 1 + 1 + 1 + 1, // messages, e-mail, action, CRM record, identify, the arrival during
+      mentions: 1,
+      sessions: 14,
+      links: 1,
+    });
+    expect(receipt.counts.search_rows).toBeGreaterThan(0);
+    expect(receipt.counts.memory_items).toBeGreaterThan(0);
+    expect(receipt.counts.suggestions).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(receipt)).not.toMatch(/15555550140|zelda|example\.com|qxzvoltarine/i);
+    // The same Idempotency-Key answers the same erasure, now done.
+    const replayedRequest = await forget(space, security, { handle: email(ERASED_EMAIL) }, key);
+    expect(replayedRequest).toEqual(done);
+
+    // Nothing of the subject is left in any table.
+    expect(
+      await scanFor(space, [...ERASED_WORDS, ...history.map((item) => String((item.content as { text: string }).text))]),
+    ).toEqual([]);
+    // Its events' rows stay as tombstones, so a replayed batch is a duplicate and brings nothing back.
+    expect(await json(await batch(space, [...history, during]), 200)).toEqual({
+      accepted: 0,
+      duplicates: history.length + 1,
+      errors: [],
+    });
+    await later(space, 60_000);
+    expect(await scanFor(space, ERASED_WORDS)).toEqual([]);
+
+    // Every other subject reads as before.
+    expect(await readsOf(space, review, phone(OTHER_PHONE), "brightcopper")).toEqual(before.other);
+    expect(await readsOf(space, review, email(THIRD_EMAIL), "silverpine")).toEqual(before.third);
+
+    // The receipt verifies with the published key, by WebCrypto; a tampered one does not.
+    const published = await receiptKey(space, space.key);
+    expect(published.kid).toBe(receipt.kid);
+    expect(await verifies(receipt, published.jwk)).toBe(true);
+    expect(await verifies({ ...receipt, counts: { ...receipt.counts, events: receipt.counts.events - 1 } }, published.jwk)).toBe(
+      false,
+    );
+    expect(await verifies({ ...receipt, subject_hash: `${receipt.subject_hash.slice(1)}A` }, published.jwk)).toBe(false);
+    expect(await verifies({ ...receipt, completed_at: at(Date.parse(receipt.completed_at) + 1) }, published.jwk)).toBe(false);
+
+    // The handles are free again: a new event starts a new subject, with none of the old one.
+    await accept(space, [message({ handles: [phone(ERASED_PHONE)], content: { type: "text", text: "hello, new here" } })]);
+    const fresh = ProfileSchema.parse(
+      await json(
+        await call("POST", path(space, "/v1/profiles/lookup"), { token: review, body: { handle: phone(ERASED_PHONE) } }),
+        200,
+      ),
+    );
+    expect(fresh.profile_id).not.toBe(erasedProfile);
+    expect(fresh.merged_profile_ids).toEqual([]);
+  });
+});
+
+describe("POST /v1/forget: access, the key, the subject", () => {
+  it("needs a person with security, an Idempotency-Key, and a subject the space holds", async () => {
+    const space = await createSpace();
+    await accept(space, [message({ handles: [phone("+15555550150")] })]);
+    const body = { handle: phone("+15555550150") };
+    await expectProblem(await forgetResponse(space, space.key, body), 403, "forbidden");
+    await expectProblem(await forgetResponse(space, await personToken(space, ["review"]), body), 403, "forbidden");
+    const security = await personToken(space, ["security"]);
+    await expectProblem(await forgetResponse(space, security, body, null), 422, "invalid_input");
+    await expectProblem(await forgetResponse(space, security, { handle: phone("+15555550151") }), 404, "not_found");
+    await expectProblem(await forgetResponse(space, security, { profile_id: crypto.randomUUID() }), 404, "not_found");
+    await expectProblem(await forgetResponse(space, security, {}), 422, "invalid_input");
+    await expectProblem(
+      await forgetResponse(space, security, { ...body, profile_id: crypto.randomUUID() }),
+      422,
+      "invalid_input",
+    );
+    const key = crypto.randomUUID();
+    const first = await forget(space, security, body, key);
+    expect(first.status).toBe(200);
+    await expectProblem(await forgetResponse(space, security, { handle: phone("+15555550152") }, key), 409, "conflict");
+    // Erased: the subject is gone, so a new request for it is 404; the receipt stays readable.
+    await expectProblem(await forgetResponse(space, security, body), 404, "not_found");
+    if (first.status === 200) {
+      expect(await erasureOf(await receiptResponse(space, security, first.receipt.receipt_id))).toEqual(first);
+      await expectProblem(await receiptResponse(space, space.key, first.receipt.receipt_id), 403, "forbidden");
+    }
+    await expectProblem(await receiptResponse(space, security, crypto.randomUUID()), 404, "not_found");
+  });
+
+  it("publishes the receipt key to any key and any person of the tenant; keys rotate and old receipts keep their kid", async () => {
+    const space = await createSpace();
+    const security = await personToken(space, ["security"]);
+    await accept(space, [message({ handles: [phone("+15555550160")] }), message({ handles: [phone("+15555550161")] })]);
+    const first = await forget(space, security, { handle: phone("+15555550160") });
+    if (first.status !== 200) throw new Error("expected the receipt at once");
+    const analyst = await personToken(space, ["analysis"]);
+    expect(await receiptKey(space, analyst)).toEqual(await receiptKey(space, space.key));
+    // 91 days later the next receipt is signed by a new key; the old one is still published by its kid.
+    await moveClock(space, 91 * 86_400_000);
+    const second = await forget(space, security, { handle: phone("+15555550161") });
+    if (second.status !== 200) throw new Error("expected the receipt at once");
+    expect(second.receipt.kid).not.toBe(first.receipt.kid);
+    expect((await receiptKey(space, space.key)).kid).toBe(second.receipt.kid);
+    const old = await receiptKey(space, space.key, first.receipt.kid);
+    expect(await verifies(first.receipt, old.jwk)).toBe(true);
+    expect(await verifies(second.receipt, old.jwk)).toBe(false);
+    await expectProblem(
+      await call("GET", path(space, "/v1/privacy/receipt-key?kid=unknown"), { token: space.key }),
+      404,
+      "not_found",
+    );
+  });
+});
