@@ -40,7 +40,7 @@ beforeAll(async () => {
     });
   }
   space = await createSpace();
-  reviewToken = await personToken(space, ["review"]);
+  reviewToken = await personToken(space, ["review", "security"]);
   fixtures = await pathFixtures(space);
 });
 
@@ -56,7 +56,7 @@ function send(operation: HeaderOperation, name: string, value: string): Promise<
       ? { token: space.key }
       : operation.security === "operatorToken"
         ? { operator: OPERATOR_TOKEN }
-        : // Key routes take an integration or admin person, identity routes a reviewer.
+        : // Key routes take an integration or admin person, identity routes a reviewer, forget security.
           { token: operation.api === "control" ? space.tenant.token : reviewToken };
   return call(operation.method, url, {
     ...credential,
