@@ -93,6 +93,10 @@ export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
   replica_sources: nothing("sources: kinds and what they may do"),
   replica_config: nothing("the configuration in force"),
   replica_token_cuts: nothing("person tokens cut before their expiry: ids and times"),
+  replica_quotas: nothing("the tenant's quotas and this space's share: metrics and numbers"),
+  // Quotas and rate limits
+  rate_buckets: nothing("token buckets by space, key id or person id: numbers"),
+  usage_counts: nothing("what the space used per metric and period: aggregate counts"),
   // Migrations
   __drizzle_migrations: nothing("which migrations ran"),
 };
