@@ -9,7 +9,7 @@ describe("canonical JSON (RFC 8785)", () => {
     // RFC 8785 §3.2.2 (literals, numbers, strings) and §3.2.3 (sorting by UTF-16 code units).
     expect(
       canonicalJson({
-        numbers: [333333333.33333329, 1e30, 4.5, 2e-3, 0.000000000000000000000000001],
+        numbers: [Number("333333333.33333329"), 1e30, 4.5, 2e-3, 0.000000000000000000000000001],
         string: "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"/",
         literals: [null, true, false],
       }),
