@@ -50,9 +50,12 @@
 // BENCH_LOCAL_OBSERVABILITY=1 (keep wrangler's local observability on, to measure its cost),
 // BENCH_TREE=<dir> (the servers build from that checkout instead of this one, e.g. a `git
 // worktree` of an older commit with node_modules linked: this bench's figures of another tree),
-// BENCH_ONLY=ingest, suggestions, memory or ratelimit (only the ingest rounds, only the
-// suggestions job and the labelled records, only the memory phase, or only the rate-limit rounds;
-// the last line holds their figures only).
+// BENCH_ONLY=ingest, suggestions, memory, ratelimit or forget (only the ingest rounds, only the
+// suggestions job and the labelled records, only the memory phase, only the rate-limit rounds, or
+// only the erasure phase; the last line holds their figures only).
+// The erasure phase (forget.mjs: forget_ms, forget_other_context_p99_ratio) runs after the memory
+// phase, on a service of its own: a subject of FORGET.subjectEvents events erased while other
+// customers' contexts are read.
 // The rate limits' cost (rate-limits.mjs: rate_limit_overhead_ratio) is measured right after the
 // ingest rounds, on the same service: ROUNDS interleaved rounds of ROUND_BATCHES / 2 batches into
 // a space with every limit configured and none reached, and into one without limits.
@@ -66,6 +69,7 @@ import { fileURLToPath } from "node:url";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
 import { contextFigures } from "./context.mjs";
 import { median, overRounds, pct, pooled, ratioOverRounds, round, spread } from "./figures.mjs";
+import { forgetFigures } from "./forget.mjs";
 import { identifyRate, mergeLarge, suggestionsJob } from "./identity.mjs";
 import { memoryFigures } from "./memory.mjs";
 import { rateLimitOverhead } from "./rate-limits.mjs";
@@ -77,11 +81,12 @@ const QUICK = process.env.BENCH_QUICK === "1";
 /**
  * `BENCH_ONLY=ingest`: the warm-ups, the floor and the ingest rounds only, for iterating on the
  * batch path; `BENCH_ONLY=suggestions`: the suggestions job and the labelled records only;
- * `BENCH_ONLY=memory`: the memory phase only; `BENCH_ONLY=ratelimit`: the rate limits' cost only.
+ * `BENCH_ONLY=memory`: the memory phase only; `BENCH_ONLY=ratelimit`: the rate limits' cost only;
+ * `BENCH_ONLY=forget`: the erasure phase only.
  */
 const ONLY = process.env.BENCH_ONLY ?? "";
-if (!["", "ingest", "suggestions", "memory", "ratelimit"].includes(ONLY))
-  throw new Error(`BENCH_ONLY must be ingest, suggestions, memory or ratelimit, got ${ONLY}`);
+if (!["", "ingest", "suggestions", "memory", "ratelimit", "forget"].includes(ONLY))
+  throw new Error(`BENCH_ONLY must be ingest, suggestions, memory, ratelimit or forget, got ${ONLY}`);
 const INGEST_ONLY = ONLY === "ingest";
 const ROUNDS = Math.round(setting("BENCH_ROUNDS", 5));
 const ROUND_BATCHES = Math.round(setting("BENCH_ROUND_BATCHES", QUICK ? 60 : 200));
@@ -118,6 +123,10 @@ const CONTEXT = QUICK
     };
 /** The labelled set's size (every fourth customer has 30 sessions) and how many times it is written. */
 const MEMORY = QUICK ? { customers: 8, repeats: 2 } : { customers: 40, repeats: 3 };
+/** The erasure phase: other customers and their events, the subject's events (issue 32: 10,000), floor samples. */
+const FORGET = QUICK
+  ? { others: 500, perOther: 10, subjectEvents: 2_000, floor: 100 }
+  : { others: 2_000, perOther: 10, subjectEvents: 10_000, floor: 300 };
 const BATCH_ITEMS = 500;
 const WARMUP_BATCHES = 60;
 /** Targets of the figures, as the issues name them: printed as verdicts under the table. */
@@ -131,6 +140,8 @@ const TARGETS = [
   ["feedback_to_context_p99_ms", "≤", 1_000, "correct_fact to context"],
   ["ingest_ratio", "≥", 0.5, "full / minimal path items/s"],
   ["rate_limit_overhead_ratio", "≥", 0.95, "ingest with every limit configured, none reached / without"],
+  ["forget_ms", "≤", 5_000, "erasure of a subject of 10,000 events, request to signed receipt"],
+  ["forget_other_context_p99_ratio", "≤", 2.0, "other customers' context p99 during the erasure / floor p99"],
   ["batch_p99_ratio", "≤", 1.5, "full / minimal path batch p99"],
   ["hot_tier_mb", "≤", 8, "hot tier at the end"],
   ["merge_large_ms", "≤", 50, "merge of two large profiles"],
@@ -182,7 +193,7 @@ try {
     console.log("");
     printVerdicts(figures.json);
   }
-  if (ONLY === "ratelimit") printVerdicts(figures.json);
+  if (ONLY === "ratelimit" || ONLY === "forget") printVerdicts(figures.json);
   console.log(JSON.stringify(figures.json));
 } catch (error) {
   console.error(`\nbench failed: ${error instanceof Error ? error.message : error}`);
@@ -208,6 +219,7 @@ async function main() {
   }
   if (ONLY === "memory") return { json: (await memoryRun(secrets)).figures };
   if (ONLY === "ratelimit") return { json: await rateLimitRun(secrets, workload) };
+  if (ONLY === "forget") return { json: await forgetRun(secrets) };
   log("starting the service and the minimal path (wrangler dev)");
   const [service, bare] = await Promise.all([
     startWrangler({ label: "full", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" }),
@@ -274,8 +286,9 @@ async function main() {
   if (jobs.observabilityWritten) observability.push("suggestions");
   const memory = await memoryRun(secrets);
   if (memory.observabilityWritten) observability.push("memory");
+  const forget = await forgetRun(secrets);
 
-  const json = figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, context, memory: memory.figures });
+  const json = figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, context, memory: memory.figures, forget });
   return { json, ingest, floor, context, merges, suggestions, observability };
 }
 
@@ -320,6 +333,18 @@ async function memoryRun(secrets) {
     const figures = await memoryFigures(service, secrets.OPERATOR_TOKEN, { ...MEMORY, log });
     log(`figures: ${JSON.stringify(figures)}`);
     return { figures, observabilityWritten: service.observabilityWritten() };
+  } finally {
+    await service.stop();
+  }
+}
+
+/** The erasure phase on a service of its own (forget.mjs). */
+async function forgetRun(secrets) {
+  const service = await startWrangler({ label: "forget", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
+  try {
+    const figures = await forgetFigures(service, secrets.OPERATOR_TOKEN, { ...FORGET, log });
+    log(`figures: ${JSON.stringify(figures)}`);
+    return figures;
   } finally {
     await service.stop();
   }
@@ -374,7 +399,7 @@ async function rateLimitRun(secrets, workload) {
 }
 
 /** The JSON line: every figure, with `<key>_spread` beside those taken over rounds or repeats. */
-function figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, context, memory }) {
+function figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, context, memory, forget }) {
   const large = merges.at(-1);
   return {
     ...ingest.json,
@@ -399,6 +424,7 @@ function figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, c
     ...suggestionFigures(suggestions),
     ...context.figures,
     ...memory,
+    ...forget,
     seconds: round(ingest.seconds, 1),
     clients: CLIENTS,
     batch_items: BATCH_ITEMS,
@@ -704,6 +730,18 @@ function printTable({ json, ingest, floor, context, merges, suggestions, observa
       `${items(json.rate_limited_items_per_s)} against ${items(json.rate_unlimited_items_per_s)} (medians); every limit configured, none reached`,
     ],
     ["identify (merging two profiles each)", items(json.identify_items_per_s), "", "batches of 500, one client"],
+    [
+      "erasure of a subject (request to receipt)",
+      ms(json.forget_ms),
+      "",
+      `${count(json.forget_events)} events; the object's own time ${ms(json.forget_receipt_ms)}`,
+    ],
+    [
+      "  others' context p99 during it / floor p99",
+      json.forget_context_samples > 0 ? fixed(2)(json.forget_other_context_p99_ratio) : "none",
+      "",
+      `${json.forget_context_samples > 0 ? ms(json.forget_other_context_p99_ms) : "no read"} over ${json.forget_context_samples} reads; floor ${ms(json.forget_floor_p99_ms)}, quiet context ${ms(json.forget_quiet_context_p99_ms)}`,
+    ],
     [
       "merge of two large profiles",
       ms(json.merge_large_ms),
