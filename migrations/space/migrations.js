@@ -25,6 +25,7 @@ import m0023 from "./0023_model_summaries.sql";
 import m0024 from "./0024_person_token_cuts_scoped_answers.sql";
 import m0025 from "./0025_quotas_and_rate_limits.sql";
 import m0026 from "./0026_audit_and_exports.sql";
+import m0027 from "./0027_erasures.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -57,5 +58,6 @@ export default {
     m0024,
     m0025,
     m0026,
+    m0027,
   },
 };

@@ -11,6 +11,8 @@ export const SPACE_AUDIT_ACTIONS = [
   "export.create",
   "export.read",
   "export.download",
+  "forget",
+  "receipt.read",
   "audit.read",
 ] as const;
 

@@ -26,6 +26,7 @@ export const ErasureCountsSchema = z
     identity_evidence: count("Traits, co-occurrences, linkage rows and objects the subject owned."),
     served_contexts: count("Context etags served for the subject."),
     kept_answers: count("Kept `Idempotency-Key` answers that held the subject's data."),
+    exports: count("Exports of the subject's data: their records and their files."),
   })
   .openapi("ErasureCounts");
 

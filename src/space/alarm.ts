@@ -108,7 +108,7 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       break;
     case "forget.sign":
       // The object signs after the round; until its signature is stored, the timer stays.
-      retrySigning(sql, timer.key, now);
+      retrySigning(sql, timer, now);
       effects.sign.push(timer.key);
       break;
     case "retention.run":

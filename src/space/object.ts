@@ -141,7 +141,7 @@ export class SpaceObject extends DurableObject<Env> {
       now: () => this.clock.now(),
       written: () => this.#armAlarm(),
     };
-    this.#receipts = new ReceiptSigner(this.#sql, (work) => this.#db.transaction(work));
+    this.#receipts = new ReceiptSigner(this.#sql, env.FILES, (work) => this.#db.transaction(work));
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.#db, migrations);
       this.#replica = loadReplica(this.#db);
@@ -523,27 +523,41 @@ export class SpaceObject extends DurableObject<Env> {
    * `POST /v1/forget`: the subject is cut loose and its first slice erased in the request's
    * transaction; a small subject is done then, and its receipt signed before the answer.
    */
-  async forget(credential: PresentedCredential, body: BodyInput, idempotency: IdempotencyRequest): Promise<Outcome<ErasureView>> {
+  async forget(
+    credential: PresentedCredential,
+    body: BodyInput,
+    idempotency: IdempotencyRequest,
+    requestId: string | null,
+  ): Promise<Outcome<ErasureView>> {
     const input = () => parseOrRefuse(ForgetInputSchema, parseJsonBody(body));
-    const started = await this.#idempotent(
-      credential,
-      POLICIES.security,
-      idempotency,
-      (_caller, now, subject) => {
-        const { receiptId, members, job } = requestErasure(this.#sql, subject, now);
-        this.#forgetHeld(members);
-        if (job) continueErasure(this.#sql, job, now, () => performance.now());
-        return { receipt_id: receiptId };
-      },
-      input,
-    );
-    if (!started.ok) return started;
-    await this.#signReceipt(started.value.receipt_id);
-    return this.#admitted(credential, POLICIES.security, () => this.#erasure(started.value.receipt_id));
+    const audit = this.#audit<ErasureView>(credential, "forget", requestId);
+    audit.targetsOf = (view) => [{ type: "receipt", id: view.state === "completed" ? view.receipt.receipt_id : view.receipt_id }];
+    return this.#audited(audit, async () => {
+      const started = await this.#idempotent(
+        credential,
+        POLICIES.security,
+        idempotency,
+        (_caller, now, subject) => {
+          const { receiptId, members, job } = requestErasure(this.#sql, subject, now);
+          this.#forgetHeld(members);
+          if (job) continueErasure(this.#sql, job, now, () => performance.now());
+          return { receipt_id: receiptId };
+        },
+        input,
+      );
+      if (!started.ok) return started;
+      await this.#signReceipt(started.value.receipt_id);
+      return outcomeOf(() => this.#erasure(started.value.receipt_id));
+    });
   }
 
-  async erasureReceipt(credential: PresentedCredential, receiptId: string): Promise<Outcome<ErasureView>> {
-    return this.#admitted(credential, POLICIES.security, () => this.#erasure(receiptId));
+  async erasureReceipt(
+    credential: PresentedCredential,
+    receiptId: string,
+    requestId: string | null,
+  ): Promise<Outcome<ErasureView>> {
+    const audit = this.#audit<ErasureView>(credential, "receipt.read", requestId, [{ type: "receipt", id: receiptId }]);
+    return this.#audited(audit, () => this.#admitted(credential, POLICIES.security, () => this.#erasure(receiptId)));
   }
 
   /** `GET /v1/privacy/receipt-key`: the key that signs now, or the one named `kid`. */

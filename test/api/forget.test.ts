@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ProfileSchema } from "../../src/contract/identity";
 import { SearchPageSchema } from "../../src/contract/search";
@@ -13,7 +14,7 @@ import {
   restartSpaceObject,
 } from "../support/identity";
 import { later, moveClock, runAlarms } from "../support/memory";
-import { erasureOf, forget, forgetResponse, receiptKey, receiptResponse, scanFor, verifies } from "../support/privacy";
+import { erasureOf, forget, forgetResponse, forgotten, receiptKey, receiptResponse, scanFor, verifies } from "../support/privacy";
 import { batch, call, createSpace, json, message, type Space } from "../support/seed";
 
 /**
@@ -224,6 +225,15 @@ describe("POST /v1/forget: erasure of one subject among several", () => {
       ]),
     );
 
+    // An export of the subject's data, in R2.
+    const exported = await json<{ export_id: string; state: string; download: { url: string } | null }>(
+      await call("POST", path(space, "/v1/exports"), { token: security, body: { handle: phone(ERASED_PHONE) } }),
+      201,
+    );
+    const exportFiles = async () =>
+      (await env.FILES.list({ prefix: "spaces/" })).objects.filter((object) => object.key.endsWith(exported.export_id));
+    expect(await exportFiles()).toHaveLength(1);
+
     // More sessions than a slice erases: the answer is 202, and the rest runs from the alarm.
     const key = crypto.randomUUID();
     const started = await forget(space, security, { handle: email(ERASED_EMAIL) }, key);
@@ -247,6 +257,11 @@ describe("POST /v1/forget: erasure of one subject among several", () => {
     for (const [method, route, body] of reads) {
       await expectProblem(await call(method, path(space, route), { token: review, body }), 404, "not_found");
     }
+    await expectProblem(
+      await call("GET", path(space, `/v1/exports/${exported.export_id}`), { token: security }),
+      404,
+      "not_found",
+    );
     const spaceSearch = SearchPageSchema.parse(
       await json(await call("POST", path(space, "/v1/search"), { token: review, body: { query: "qxzvoltarine parcel" } }), 200),
     );
@@ -286,7 +301,13 @@ describe("POST /v1/forget: erasure of one subject among several", () => {
       mentions: 1,
       sessions: 14,
       links: 1,
+      exports: 1,
     });
+    // The export's file is gone from R2, and its link answers nothing.
+    expect(await exportFiles()).toEqual([]);
+    expect(
+      (await call("GET", new URL(exported.download?.url ?? "").pathname + new URL(exported.download?.url ?? "").search)).status,
+    ).toBe(404);
     expect(receipt.counts.search_rows).toBeGreaterThan(0);
     expect(receipt.counts.memory_items).toBeGreaterThan(0);
     expect(receipt.counts.suggestions).toBeGreaterThanOrEqual(1);
@@ -353,35 +374,39 @@ describe("POST /v1/forget: access, the key, the subject", () => {
       "invalid_input",
     );
     const key = crypto.randomUUID();
-    const first = await forget(space, security, body, key);
-    expect(first.status).toBe(200);
+    const first = await forgotten(space, security, body, key);
     await expectProblem(await forgetResponse(space, security, { handle: phone("+15555550152") }, key), 409, "conflict");
     // Erased: the subject is gone, so a new request for it is 404; the receipt stays readable.
     await expectProblem(await forgetResponse(space, security, body), 404, "not_found");
-    if (first.status === 200) {
-      expect(await erasureOf(await receiptResponse(space, security, first.receipt.receipt_id))).toEqual(first);
-      await expectProblem(await receiptResponse(space, space.key, first.receipt.receipt_id), 403, "forbidden");
-    }
+    expect(await erasureOf(await receiptResponse(space, security, first.receipt_id))).toEqual({ status: 200, receipt: first });
+    await expectProblem(await receiptResponse(space, space.key, first.receipt_id), 403, "forbidden");
     await expectProblem(await receiptResponse(space, security, crypto.randomUUID()), 404, "not_found");
+    // The audit log has the request, by receipt id only.
+    const audit = await json<{ data: { action: string; outcome: string; targets: { type: string; id: string }[] }[] }>(
+      await call("GET", path(space, "/v1/audit?action=forget"), { token: security }),
+      200,
+    );
+    expect(audit.data.filter((entry) => entry.outcome === "ok").map((entry) => entry.targets)).toEqual([
+      [{ type: "receipt", id: first.receipt_id }],
+    ]);
+    expect(JSON.stringify(audit)).not.toContain("15555550150");
   });
 
   it("publishes the receipt key to any key and any person of the tenant; keys rotate and old receipts keep their kid", async () => {
     const space = await createSpace();
     const security = await personToken(space, ["security"]);
     await accept(space, [message({ handles: [phone("+15555550160")] }), message({ handles: [phone("+15555550161")] })]);
-    const first = await forget(space, security, { handle: phone("+15555550160") });
-    if (first.status !== 200) throw new Error("expected the receipt at once");
+    const first = await forgotten(space, security, { handle: phone("+15555550160") });
     const analyst = await personToken(space, ["analysis"]);
     expect(await receiptKey(space, analyst)).toEqual(await receiptKey(space, space.key));
     // 91 days later the next receipt is signed by a new key; the old one is still published by its kid.
     await moveClock(space, 91 * 86_400_000);
-    const second = await forget(space, security, { handle: phone("+15555550161") });
-    if (second.status !== 200) throw new Error("expected the receipt at once");
-    expect(second.receipt.kid).not.toBe(first.receipt.kid);
-    expect((await receiptKey(space, space.key)).kid).toBe(second.receipt.kid);
-    const old = await receiptKey(space, space.key, first.receipt.kid);
-    expect(await verifies(first.receipt, old.jwk)).toBe(true);
-    expect(await verifies(second.receipt, old.jwk)).toBe(false);
+    const second = await forgotten(space, security, { handle: phone("+15555550161") });
+    expect(second.kid).not.toBe(first.kid);
+    expect((await receiptKey(space, space.key)).kid).toBe(second.kid);
+    const old = await receiptKey(space, space.key, first.kid);
+    expect(await verifies(first, old.jwk)).toBe(true);
+    expect(await verifies(second, old.jwk)).toBe(false);
     await expectProblem(
       await call("GET", path(space, "/v1/privacy/receipt-key?kid=unknown"), { token: space.key }),
       404,

@@ -74,16 +74,17 @@ function rendered(view: ErasureView) {
 }
 
 documentedRoute(privacyRoutes, forgetRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, FORGET_BODY_LIMIT);
   const idempotency = await idempotencyOf(c, c.req.header("idempotency-key") ?? "", body.status === "ok" ? body.text : "");
-  const { body: answer, status } = rendered(unwrap(await space.forget(credential, body, idempotency)));
+  const { body: answer, status } = rendered(unwrap(await space.forget(credential, body, idempotency, requestId)));
   return c.json(answer, status);
 });
 
 documentedRoute(privacyRoutes, receiptRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
-  const { body: answer, status } = rendered(unwrap(await space.erasureReceipt(credential, c.req.param("receipt_id") ?? "")));
+  const { space, credential, requestId } = await dataRequest(c);
+  const receiptId = c.req.param("receipt_id") ?? "";
+  const { body: answer, status } = rendered(unwrap(await space.erasureReceipt(credential, receiptId, requestId)));
   return c.json(answer, status);
 });
 

@@ -5,8 +5,8 @@ import { findHandle } from "../identity/handle-store";
 import { normalizeHandle } from "../identity/handles";
 import { membersOf, rootOf } from "../identity/profiles";
 import { idToken } from "../search/tokens";
-import { setTimer } from "../timers";
-import { cutSubject, forgetEvidence } from "./identity-cut";
+import { setTimer, type Timer } from "../timers";
+import { cutSubject, type ErasedFile, forgetEvidence } from "./identity-cut";
 import { erasedHandleKeys, withoutHandles } from "./mentions";
 import { type ErasureCounts, noCounts, type Receipt } from "./receipts";
 import { deleteSearchRows, dropSession, eraseSessionEvents, foldInboxes, searchRowids, tombstoneItems } from "./session-erasure";
@@ -37,6 +37,8 @@ export interface ErasureJob {
   through: number;
   /** Profiles whose events met the subject's (their items may name its handles). */
   met: string[];
+  /** Export files of the subject in R2: the object deletes them before it signs. */
+  files: ErasedFile[];
 }
 
 /** A slice runs steps while its stopwatch shows less than this... */
@@ -73,10 +75,10 @@ export function requestErasure(
     JSON.stringify(noCounts()),
     now,
   );
-  const { met, counts } = cutSubject(sql, receiptId, { rootId, members });
+  const { met, files, counts } = cutSubject(sql, receiptId, { rootId, members });
   addCounts(sql, receiptId, counts);
   const through = sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM items").one().seq ?? 0;
-  const job: ErasureJob = { receiptId, phase: "sessions", after: 0, through, met };
+  const job: ErasureJob = { receiptId, phase: "sessions", after: 0, through, met, files };
   setTimer(sql, { kind: "forget.run", key: receiptId, dueAt: now, payload: job });
   return { receiptId, members, job };
 }
@@ -137,13 +139,24 @@ export function continueErasure(sql: SqlStorage, job: ErasureJob, now: number, s
     return false;
   }
   sql.exec("UPDATE erasures SET state = 'signing' WHERE receipt_id = ? AND state = 'running'", job.receiptId);
-  retrySigning(sql, job.receiptId, now);
+  retrySigning(sql, { kind: "forget.sign", key: job.receiptId, dueAt: now, payload: { files: job.files } }, now);
   return true;
 }
 
-/** The object signs a receipt right after the slice that finished it; this timer signs it after a restart in between. */
-export function retrySigning(sql: SqlStorage, receiptId: string, now: number): void {
-  setTimer(sql, { kind: "forget.sign", key: receiptId, dueAt: now + SIGN_RETRY_MS, payload: null });
+/**
+ * The object deletes the export files and signs the receipt right after the slice that finished
+ * the erasure; this timer (with the files) does it again after a restart in between.
+ */
+export function retrySigning(sql: SqlStorage, timer: Timer, now: number): void {
+  setTimer(sql, { ...timer, dueAt: now + SIGN_RETRY_MS });
+}
+
+/** The export files an erasure waiting for its signature still has to delete. */
+export function filesToDelete(sql: SqlStorage, receiptId: string): ErasedFile[] {
+  const row = sql
+    .exec<{ payload: string | null }>("SELECT payload FROM timers WHERE kind = 'forget.sign' AND key = ?", receiptId)
+    .toArray()[0];
+  return row?.payload ? ((JSON.parse(row.payload) as { files?: ErasedFile[] }).files ?? []) : [];
 }
 
 const SIGN_RETRY_MS = 10_000;

@@ -1,3 +1,4 @@
+import { deleteExports, exportsHolding } from "../exports/records";
 import { membersOf } from "../identity/profiles";
 import type { ErasureCounts } from "./receipts";
 
@@ -15,15 +16,21 @@ export interface Subject {
   members: string[];
 }
 
+/** An export's file in R2, deleted by the object before the receipt is signed (`receipt-signer.ts`). */
+export interface ErasedFile {
+  objectKey: string;
+  uploadId: string | null;
+}
+
 /**
  * Cuts the subject loose; answers the profiles it met in events (their items may name its
- * handles, `scrubMentions`) and what it erased.
+ * handles, `scrubMentions`), its export files, and what it erased.
  */
 export function cutSubject(
   sql: SqlStorage,
   receiptId: string,
   subject: Subject,
-): { met: string[]; counts: Partial<ErasureCounts> } {
+): { met: string[]; files: ErasedFile[]; counts: Partial<ErasureCounts> } {
   const members = JSON.stringify(subject.members);
   sql.exec("INSERT INTO erasure_profiles (profile_id, receipt_id) SELECT value, ? FROM json_each(?)", receiptId, members);
   const handles = sql
@@ -49,9 +56,25 @@ export function cutSubject(
   for (const table of ["compile_queue", "compile_inbox", "model_queue"]) {
     sql.exec(`DELETE FROM ${table} WHERE profile_id IN (SELECT value FROM json_each(?))`, members);
   }
+  // Exports of the subject: their records go now (no read or download link finds them, a job
+  // writing one stops), their files in R2 before the receipt.
+  const exported = exportsHolding(sql, subject.members);
+  deleteExports(
+    sql,
+    exported.map((file) => file.exportId),
+  );
   return {
     met,
-    counts: { profiles, handles, links, suggestions, identity_evidence: evidence, memory_items: memory },
+    files: exported.map(({ objectKey, uploadId }) => ({ objectKey, uploadId })),
+    counts: {
+      profiles,
+      handles,
+      links,
+      suggestions,
+      identity_evidence: evidence,
+      memory_items: memory,
+      exports: exported.length,
+    },
   };
 }
 

@@ -1,4 +1,5 @@
-import { completeErasure, pendingReceipt } from "./erasures";
+import { abortUpload } from "../exports/file";
+import { completeErasure, filesToDelete, pendingReceipt } from "./erasures";
 import { currentReceiptKey, type SigningReceiptKey } from "./receipt-keys";
 import { signReceipt, subjectHash } from "./receipts";
 
@@ -12,13 +13,21 @@ export class ReceiptSigner {
 
   constructor(
     private readonly sql: SqlStorage,
+    private readonly bucket: R2Bucket,
     private readonly transaction: (work: () => void) => void,
   ) {}
 
-  /** Signs the receipt if its erasure is waiting for it; nothing otherwise. */
+  /**
+   * Deletes the subject's export files and signs the receipt if its erasure is waiting for it;
+   * nothing otherwise. A restart before the signature is stored does both again (its timer).
+   */
   async sign(receiptId: string, now: number): Promise<void> {
     const pending = pendingReceipt(this.sql, receiptId);
     if (!pending) return;
+    for (const file of filesToDelete(this.sql, receiptId)) {
+      if (file.uploadId) await abortUpload(this.bucket, file.objectKey, file.uploadId);
+      await this.bucket.delete(file.objectKey);
+    }
     const unsigned = {
       receipt_id: receiptId,
       kid: "",

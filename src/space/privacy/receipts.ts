@@ -18,6 +18,8 @@ export interface ErasureCounts {
   identity_evidence: number;
   served_contexts: number;
   kept_answers: number;
+  /** Exports of the subject's data: their records and their files in R2. */
+  exports: number;
 }
 
 export const noCounts = (): ErasureCounts => ({
@@ -33,6 +35,7 @@ export const noCounts = (): ErasureCounts => ({
   identity_evidence: 0,
   served_contexts: 0,
   kept_answers: 0,
+  exports: 0,
 });
 
 export interface UnsignedReceipt {

@@ -87,6 +87,12 @@ export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
   erasure_profiles: nothing("profile ids while an erasure runs (random ids); deleted when it completes"),
   erasure_handles: subject("the handles while their erasure runs, for the receipt's hash: deleted when it completes"),
   receipt_keys: nothing("the space's receipt-signing keys"),
+  // Exports and the audit log
+  exports: subject(
+    "exports holding its profiles: deleted in the request (identity-cut.ts cutSubject), their files in R2 before the receipt (receipt-signer.ts)",
+  ),
+  export_profiles: subject("with their exports (identity-cut.ts cutSubject)"),
+  audit_log: nothing("who did what to which ids, when: ids only, never a handle or a text (src/audit/log.ts)"),
   // Replica of the control plane
   space_record: nothing("the space: id, name, tenant, project, region"),
   replica_keys: nothing("key records: ids, scopes, digests"),
