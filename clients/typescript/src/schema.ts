@@ -2629,7 +2629,7 @@ export interface paths {
                     to?: string;
                     /** @description A person id or a key id. */
                     actor?: string;
-                    action?: "profile.read" | "profile.lookup" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "audit.read";
+                    action?: "profile.read" | "profile.lookup" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "forget" | "receipt.read" | "audit.read";
                     /** @description The `next_cursor` of the previous page; one the service did not issue is `422`. */
                     cursor?: string;
                     limit?: number;
@@ -2660,6 +2660,357 @@ export interface paths {
                 };
                 /** @description forbidden, scope_missing, operation_not_allowed */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a subject
+         * @description Erases the subject (its profile and every profile merged into it) from everything the space stores: events' content (each event's row stays as a tombstone with its idempotency key, time and source, so a resent batch is a duplicate), handles, identity evidence, sessions, derived memory, search rows, served contexts and kept answers. From the request on the subject answers `404` on every read; a large subject is erased in slices. `200` with the signed receipt when done at once, else `202`; a retry with the same `Idempotency-Key` answers the same erasure as it stands. A person with role `security`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Required: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first answer; the same key with another request is `409 conflict`; another caller's same key is a fresh request. */
+                    "idempotency-key": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ForgetInput"];
+                };
+            };
+            responses: {
+                /** @description Erased: the signed receipt. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErasureReceipt"];
+                    };
+                };
+                /** @description Under way: the subject answers `404` on every read already; the receipt follows. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErasureStatus"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/receipts/{receipt_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an erasure receipt
+         * @description `200` with the signed receipt once the erasure is done, `202` while it runs. A person with role `security`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    receipt_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Erased: the signed receipt. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErasureReceipt"];
+                    };
+                };
+                /** @description Under way: the subject answers `404` on every read already; the receipt follows. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErasureStatus"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/receipt-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key that verifies receipts
+         * @description The Ed25519 public key (JWK) that signs the space's receipts now, or the one named `kid` (a receipt names the key that signed it; keys rotate every 90 days and old ones stay here). Any valid source key of the space, or any person of its tenant.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A key that signed earlier receipts; none: the key that signs now. */
+                    kid?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The key. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReceiptKey"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5868,7 +6219,7 @@ export interface components {
                 id: string;
             };
             /** @enum {string} */
-            action: "profile.read" | "profile.lookup" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "audit.read";
+            action: "profile.read" | "profile.lookup" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "forget" | "receipt.read" | "audit.read";
             targets: components["schemas"]["AuditTarget"][];
             /** @description `ok`, or the problem code the request was refused with (`forbidden`, `not_found`, ...). */
             outcome: string;
@@ -5880,6 +6231,84 @@ export interface components {
             /** @enum {string} */
             type: "profile" | "suggestion" | "merge" | "receipt" | "export" | "person" | "project" | "space" | "source" | "key" | "config";
             id: string;
+        };
+        ErasureReceipt: {
+            /** Format: uuid */
+            receipt_id: string;
+            /** @description The key that signed it: `GET /v1/privacy/receipt-key?kid=`. */
+            kid: string;
+            /** @description HMAC-SHA256 of the subject's handles under a key of the space's own (base64url): whoever holds the handles can ask the service to match them; nobody learns them from the receipt. */
+            subject_hash: string;
+            counts: components["schemas"]["ErasureCounts"];
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            completed_at: string;
+            /** @description Ed25519 (base64url) over the receipt without `signature`, in RFC 8785 canonical JSON. */
+            signature: string;
+        };
+        ErasureCounts: {
+            /** @description Profiles erased: the subject's and every one merged into it. */
+            profiles: number;
+            /** @description Handles erased. */
+            handles: number;
+            /** @description Items whose content was erased (their tombstones stay), arrivals during the erasure included. */
+            events: number;
+            /** @description Other subjects' items that named one of the subject's handles: the handle taken out of them. */
+            mentions: number;
+            /** @description Sessions erased with what was compiled from them. */
+            sessions: number;
+            /** @description Episodes, derived facts, objects, promises and questions, memory entries, model summaries. */
+            memory_items: number;
+            /** @description Rows of the search index (both tables) and turns' stems. */
+            search_rows: number;
+            /** @description Links to or from the subject. */
+            links: number;
+            /** @description Identity suggestions naming the subject. */
+            suggestions: number;
+            /** @description Traits, co-occurrences, linkage rows and objects the subject owned. */
+            identity_evidence: number;
+            /** @description Context etags served for the subject. */
+            served_contexts: number;
+            /** @description Kept `Idempotency-Key` answers that held the subject's data. */
+            kept_answers: number;
+            /** @description Exports of the subject's data: their records and their files. */
+            exports: number;
+        };
+        /** @description An erasure under way; its receipt is read back at `GET /v1/privacy/receipts/{receipt_id}`. */
+        ErasureStatus: {
+            /** Format: uuid */
+            receipt_id: string;
+            /** @enum {string} */
+            state: "running";
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            started_at: string;
+        };
+        /** @description The subject to erase: a handle it holds or one of its profile ids (a merged-away id names its survivor). The subject is its profile and every profile merged into it. */
+        ForgetInput: {
+            handle?: components["schemas"]["Identifier"];
+            /** Format: uuid */
+            profile_id?: string;
+        } & (unknown | unknown);
+        ReceiptKey: {
+            kid: string;
+            /** @description The public key (RFC 8037), for WebCrypto `importKey('jwk', jwk, 'Ed25519', ...)`. */
+            jwk: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                x: string;
+            };
         };
         TenantCreated: {
             tenant: components["schemas"]["Tenant"];
@@ -6130,6 +6559,7 @@ export interface components {
             history_text_level?: "V0" | "V1" | "V2" | "V3" | "V4" | "no_customer";
             /** @description How many of the customer's statements about themselves an episode keeps as `highlights` (default 3; 0 keeps none). */
             episode_highlights?: number;
+            /** @description Events older than this many days (by `occurred_at`) have their content erased, with what was derived only from them, by a daily run (docs/api/privacy.md "Retention"); their tombstones stay. None: kept until erased. */
             retention_days?: number;
             /** @description Attribute names of system events read as identity traits, besides the defaults (`name`, `given_name`, `surname`, `date_of_birth`, `postal_code`, `street`, `suburb`, `state` and their usual synonyms): `{"plz": "postal_code"}`; null ignores a default name. */
             identity_traits?: {
