@@ -6,6 +6,7 @@ import { MergeSchema, ProfileSchema, SuggestionPageSchema, SuggestionSchema } fr
 import type { SpaceObject } from "../../src/space/object";
 import { expectProblem, personToken, phone, query } from "../support/identity";
 import { runAlarms, stub } from "../support/memory";
+import { forgotten, receiptResponse } from "../support/privacy";
 import { batch, call, createKey, createSpace, json, message, ORIGIN, type Space, uniqueName } from "../support/seed";
 
 /**
@@ -266,6 +267,46 @@ describe("GET /v1/audit: a space's governance actions, ids only", () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
       await expectProblem(await call(method, path, { token: space.tenant.token }), 405, "method_not_allowed");
     }
+  });
+});
+
+describe("the audit log and forget", () => {
+  it("records forget and receipt reads by receipt id, and keeps every row of the forgotten subject (ids only)", async () => {
+    const space = await createSpace();
+    const security = await personToken(space, ["security"]);
+    const handle = phone("+15555550461");
+    await json(await batch(space, [message({ handles: [handle], content: { type: "text", text: TEXT } })]), 200);
+    const profile = ProfileSchema.parse(
+      await json(await call("POST", `/spaces/${space.name}/v1/profiles/lookup`, { token: security, body: { handle } }), 200),
+    );
+    await json(await call("GET", `/spaces/${space.name}/v1/profiles/${profile.profile_id}`, { token: security }), 200);
+    const before = (await query(space, "SELECT audit_id FROM audit_log")).map((row) => row.audit_id);
+
+    const receipt = await forgotten(space, security, { handle });
+    await json(await receiptResponse(space, security, receipt.receipt_id), 200);
+    // From the request on the subject is gone; its profile's id is still named by the rows about it.
+    await expectProblem(
+      await call("GET", `/spaces/${space.name}/v1/profiles/${profile.profile_id}`, { token: security }),
+      404,
+      "not_found",
+    );
+
+    const rows = await query(space, "SELECT * FROM audit_log ORDER BY seq");
+    expect(rows.slice(0, before.length).map((row) => row.audit_id)).toEqual(before);
+    const entries = await spaceLog(space, security);
+    const about = entries.filter((entry) => entry.targets.some((target) => target.id === profile.profile_id));
+    expect(about.map((entry) => [entry.action, entry.outcome])).toEqual([
+      ["profile.lookup", "ok"],
+      ["profile.read", "ok"],
+      ["profile.read", "not_found"],
+    ]);
+    const governance = entries.filter((entry) => entry.action === "forget" || entry.action === "receipt.read");
+    expect(governance.map((entry) => [entry.action, entry.targets])).toEqual([
+      ["forget", [{ type: "receipt", id: receipt.receipt_id }]],
+      ["receipt.read", [{ type: "receipt", id: receipt.receipt_id }]],
+    ]);
+    const stored = JSON.stringify(rows);
+    for (const value of [handle.value, handle.value.slice(1), TEXT, "locker"]) expect(stored).not.toContain(value);
   });
 });
 

@@ -2,7 +2,7 @@ import type { ExportCounts } from "../../contract/exports";
 import { deleteTimers, setTimer } from "../timers";
 import { abortUpload, ExportFile, PART_BYTES } from "./file";
 import { type ExportCursor, emptyCounts, readSlice, START } from "./lines";
-import { deleteExport, type ExportRow, erasedExports, insertExport, readExport, updateExport } from "./records";
+import { type ExportRow, insertExport, readExport, updateExport } from "./records";
 
 /** Lines one slice reads: a few milliseconds of the object's time. */
 export const LINES_PER_SLICE = 500;
@@ -75,8 +75,7 @@ export class ExportJobs {
       const job = this.#jobs.get(exportId);
       this.#jobs.delete(exportId);
       if (job?.file.uploadId) await abortUpload(bucket, job.file.key, job.file.uploadId);
-      if (row?.state === "erased") await this.#erase(row);
-      else deleteTimers(sql, "export.run", [exportId]);
+      deleteTimers(sql, "export.run", [exportId]);
       return "done";
     }
     const job = this.#jobs.get(exportId) ?? (await this.#attempt(row));
@@ -100,25 +99,6 @@ export class ExportJobs {
       console.error(JSON.stringify({ message: "export slice failed", export_id: exportId, error: (error as Error).name }));
       setTimer(sql, { kind: "export.run", key: exportId, dueAt: now() + RETRY_MS, payload: null });
       return "done";
-    }
-  }
-
-  /** Forget's exports whose files are not deleted yet: deleted now (`eraseExports` marked them). */
-  async eraseAll(): Promise<void> {
-    for (const exportId of erasedExports(this.host().sql)) await this.step(exportId);
-  }
-
-  /** An erased export's file and upload deleted from R2, then its row; a failure leaves the row for its timer to try again. */
-  async #erase(row: ExportRow): Promise<void> {
-    const { sql, bucket, now } = this.host();
-    try {
-      if (row.uploadId) await abortUpload(bucket, row.objectKey, row.uploadId);
-      await bucket.delete(row.objectKey);
-      deleteExport(sql, row.exportId);
-      deleteTimers(sql, "export.run", [row.exportId]);
-    } catch (error) {
-      console.error(JSON.stringify({ message: "export erasure failed", export_id: row.exportId, error: (error as Error).name }));
-      setTimer(sql, { kind: "export.run", key: row.exportId, dueAt: now() + RETRY_MS, payload: null });
     }
   }
 

@@ -1,14 +1,13 @@
 import type { ExportCounts, ExportRecord, ExportState } from "../../contract/exports";
 import { Problem } from "../../http/problem";
 import { uuidv7 } from "../../ids";
-import { setTimers } from "../timers";
 import { emptyCounts } from "./lines";
 
-/** An export's row (`exports`) and the profiles it holds (`export_profiles`). `erased`: forget took it, its file goes next. */
+/** An export's row (`exports`) and the profiles it holds (`export_profiles`). */
 export interface ExportRow {
   exportId: string;
   profileId: string;
-  state: ExportState | "erased";
+  state: ExportState;
   objectKey: string;
   uploadId: string | null;
   attempts: number;
@@ -74,7 +73,7 @@ export function readExport(sql: SqlStorage, exportId: string): ExportRow | null 
   return {
     exportId: row.export_id,
     profileId: row.profile_id,
-    state: row.state as ExportRow["state"],
+    state: row.state as ExportState,
     objectKey: row.object_key,
     uploadId: row.upload_id,
     attempts: row.attempts,
@@ -87,11 +86,10 @@ export function readExport(sql: SqlStorage, exportId: string): ExportRow | null 
   };
 }
 
-/** An export a caller may read: an erased one is gone for every reader. */
-export function requireExport(sql: SqlStorage, exportId: string): ExportRow & { state: ExportState } {
+export function requireExport(sql: SqlStorage, exportId: string): ExportRow {
   const row = readExport(sql, exportId);
-  if (!row || row.state === "erased") throw new Problem("not_found", "no such export");
-  return row as ExportRow & { state: ExportState };
+  if (!row) throw new Problem("not_found", "no such export");
+  return row;
 }
 
 /** Writes what changed of a running export. */
@@ -115,7 +113,7 @@ export function updateExport(
 }
 
 /** The status record; `download` only for a completed export. */
-export function exportView(row: ExportRow & { state: ExportState }, download: ExportRecord["download"]): ExportRecord {
+export function exportView(row: ExportRow, download: ExportRecord["download"]): ExportRecord {
   return {
     export_id: row.exportId,
     state: row.state,
@@ -129,43 +127,25 @@ export function exportView(row: ExportRow & { state: ExportState }, download: Ex
 }
 
 /**
- * Forget's part of exports: every export holding data of one of `profileIds` (`export_profiles`)
- * is `erased` at once, in forget's transaction (a reader gets `404`, a download link nothing),
- * and its `export.run` timer set so that its R2 file, any upload under way and its row are
- * deleted next (`ExportJobs.step`; the forget request awaits that before its receipt). The ids.
+ * Every export holding data of one of `profileIds`: what forget erases (these rows in its
+ * request, `identity-cut.ts`; the file and any upload in R2 before its receipt, `receipt-signer.ts`).
  */
-export function eraseExports(sql: SqlStorage, profileIds: readonly string[], now: number): string[] {
-  const ids = sql
-    .exec<{ export_id: string }>(
-      `SELECT DISTINCT ep.export_id FROM json_each(?) p CROSS JOIN export_profiles ep ON ep.profile_id = p.value`,
+export function exportsHolding(
+  sql: SqlStorage,
+  profileIds: readonly string[],
+): { exportId: string; objectKey: string; uploadId: string | null }[] {
+  return sql
+    .exec<{ export_id: string; object_key: string; upload_id: string | null }>(
+      `SELECT DISTINCT x.export_id, x.object_key, x.upload_id FROM json_each(?) p
+       CROSS JOIN export_profiles ep ON ep.profile_id = p.value CROSS JOIN exports x ON x.export_id = ep.export_id`,
       JSON.stringify(profileIds),
     )
     .toArray()
-    .map((row) => row.export_id);
-  if (ids.length === 0) return ids;
-  const json = JSON.stringify(ids);
-  sql.exec(
-    "UPDATE exports SET state = 'erased', counts = ? WHERE export_id IN (SELECT value FROM json_each(?))",
-    JSON.stringify(emptyCounts()),
-    json,
-  );
-  sql.exec("DELETE FROM export_profiles WHERE export_id IN (SELECT value FROM json_each(?))", json);
-  setTimers(
-    sql,
-    ids.map((key) => ({ kind: "export.run", key, dueAt: now, payload: null })),
-  );
-  return ids;
+    .map((row) => ({ exportId: row.export_id, objectKey: row.object_key, uploadId: row.upload_id }));
 }
 
-/** Exports forget erased whose file is not deleted yet. */
-export function erasedExports(sql: SqlStorage): string[] {
-  return sql
-    .exec<{ export_id: string }>("SELECT export_id FROM exports WHERE state = 'erased'")
-    .toArray()
-    .map((row) => row.export_id);
-}
-
-export function deleteExport(sql: SqlStorage, exportId: string): void {
-  sql.exec("DELETE FROM export_profiles WHERE export_id = ?", exportId);
-  sql.exec("DELETE FROM exports WHERE export_id = ?", exportId);
+export function deleteExports(sql: SqlStorage, exportIds: readonly string[]): void {
+  const ids = JSON.stringify(exportIds);
+  sql.exec("DELETE FROM export_profiles WHERE export_id IN (SELECT value FROM json_each(?))", ids);
+  sql.exec("DELETE FROM exports WHERE export_id IN (SELECT value FROM json_each(?))", ids);
 }
