@@ -62,6 +62,7 @@ import { HotTier } from "./memory/hot-tier";
 import { type ModelSettings, ModelStep, type StepHost } from "./memory/model-step";
 import { DEFAULT_MODEL_DAILY_LIMIT } from "./memory/model-summaries";
 import { MODEL_TIMEOUT_MS, type SummaryModel } from "./memory/model-summarizer";
+import { forgetReadings } from "./memory/speech-acts";
 import { timelineOf, timelineOfHandle, timelineRequest } from "./memory/timeline";
 import { forgetVocabulary } from "./memory/vocabulary";
 import { continueErasure, type ErasureView, erasureView, requestErasure } from "./privacy/erasures";
@@ -581,12 +582,13 @@ export class SpaceObject extends DurableObject<Env> {
     this.#forgetHeld([]);
   }
 
-  /** What the object holds in memory of erased profiles (the hot tier, unwritten etags) and of the space's words. */
+  /** What the object holds in memory of erased profiles (the hot tier, unwritten etags), of the space's words and of texts read. */
   #forgetHeld(profileIds: readonly string[]): void {
     this.#hot.forget(profileIds);
     forgetServedContexts(this.#sql, profileIds);
     this.#searchTerms.clear();
     forgetVocabulary(this.#sql);
+    forgetReadings();
   }
 
   /**
