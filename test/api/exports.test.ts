@@ -244,6 +244,26 @@ describe("exports larger than one R2 part", () => {
   });
 });
 
+describe("exports that cannot finish", () => {
+  it("is failed after its third attempt, with no link", async () => {
+    const { space, security } = await seed();
+    await runInDurableObject(stub(space), (instance: SpaceObject) => {
+      instance.exportJobs.linesPerSlice = 1;
+      instance.alarm = async () => undefined;
+    });
+    const started = await exportRecord(await postExport(space, { handle: phone(A_PHONE) }, security), 202);
+    // Two attempts were lost before this one (restarts, or R2 refusing a write).
+    await query(space, "UPDATE exports SET attempts = 3 WHERE export_id = ?", started.export_id);
+    await restartSpaceObject(space);
+    await later(space, 5_000);
+    const failed = await exportRecord(await getExport(space, started.export_id, security), 200);
+    expect(failed.state).toBe("failed");
+    expect(failed.download).toBeNull();
+    expect(failed.completed_at).toBeNull();
+    expect(await query(space, "SELECT key FROM timers WHERE kind = 'export.run'")).toEqual([]);
+  });
+});
+
 describe("export download links (development): signed, bound to their export, expiring", () => {
   it("refuses an expired, a tampered and another export's token with problem documents; a fresh read gives a new link", async () => {
     const { space, security } = await seed();
