@@ -301,10 +301,11 @@ describe("the audit log and forget", () => {
       ["profile.read", "not_found"],
     ]);
     const governance = entries.filter((entry) => entry.action === "forget" || entry.action === "receipt.read");
-    expect(governance.map((entry) => [entry.action, entry.targets])).toEqual([
-      ["forget", [{ type: "receipt", id: receipt.receipt_id }]],
-      ["receipt.read", [{ type: "receipt", id: receipt.receipt_id }]],
-    ]);
+    // A forget that took more than its request is read back once more by `forgotten`: a receipt read too.
+    const receiptTarget = [{ type: "receipt", id: receipt.receipt_id }];
+    expect(governance[0] && [governance[0].action, governance[0].targets]).toEqual(["forget", receiptTarget]);
+    expect(governance.length).toBeGreaterThanOrEqual(2);
+    for (const entry of governance.slice(1)) expect([entry.action, entry.targets]).toEqual(["receipt.read", receiptTarget]);
     const stored = JSON.stringify(rows);
     for (const value of [handle.value, handle.value.slice(1), TEXT, "locker"]) expect(stored).not.toContain(value);
   });

@@ -157,6 +157,7 @@ describe("GET /v1/exports/{id}: status, and a large subject written in slices by
 
     await runInDurableObject(stub(space), (instance: SpaceObject) => {
       instance.exportJobs.linesPerSlice = 1;
+      instance.exportJobs.inlineMs = 0;
     });
     const started = await exportRecord(await postExport(space, { handle: phone(A_PHONE) }, security), 202);
     expect(started.state).toBe("running");
@@ -176,6 +177,7 @@ describe("GET /v1/exports/{id}: status, and a large subject written in slices by
     const { space, security } = await seed();
     await runInDurableObject(stub(space), (instance: SpaceObject) => {
       instance.exportJobs.linesPerSlice = 1;
+      instance.exportJobs.inlineMs = 0;
       // The object dies before its alarm writes the rest: that alarm does nothing.
       instance.alarm = async () => undefined;
     });
@@ -249,6 +251,7 @@ describe("exports that cannot finish", () => {
     const { space, security } = await seed();
     await runInDurableObject(stub(space), (instance: SpaceObject) => {
       instance.exportJobs.linesPerSlice = 1;
+      instance.exportJobs.inlineMs = 0;
       instance.alarm = async () => undefined;
     });
     const started = await exportRecord(await postExport(space, { handle: phone(A_PHONE) }, security), 202);

@@ -38,8 +38,9 @@ export interface ExportHost {
 export class ExportJobs {
   #jobs = new Map<string, Job>();
   #busy = new Set<string>();
-  /** Tests make slices small to see an export span many of them. */
+  /** Tests make slices small, and the request's share none, to see an export span many slices. */
   linesPerSlice = LINES_PER_SLICE;
+  inlineMs = INLINE_MS;
 
   constructor(private readonly host: () => ExportHost) {}
 
@@ -50,7 +51,7 @@ export class ExportJobs {
     // Held until the request is done with it: an object that dies now leaves the export to the timer.
     setTimer(sql, { kind: "export.run", key: row.exportId, dueAt: now() + EXPORT_LEASE_MS, payload: null });
     const started = performance.now();
-    while ((await this.step(row.exportId)) === "more" && performance.now() - started < INLINE_MS) {
+    while ((await this.step(row.exportId)) === "more" && performance.now() - started < this.inlineMs) {
       await scheduler.wait(0);
     }
     return readExport(sql, row.exportId) ?? row;
