@@ -50,9 +50,12 @@ export function cutSubject(
   const links = deleteBySides(sql, "links", ["person_id", "organization_id"], members, "link_id");
   const suggestions = deleteBySides(sql, "suggestions", ["profile_a", "profile_b"], members, "suggestion_id");
   const evidence = forgetEvidence(sql, members);
-  const memory =
-    countDeleted(sql, "DELETE FROM memories WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING 1", members) +
-    countDeleted(sql, "DELETE FROM memory_entries WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING 1", members);
+  // Its memory entries (one per fact, promise, question: thousands for a large subject) go in slices.
+  const memory = countDeleted(
+    sql,
+    "DELETE FROM memories WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING 1",
+    members,
+  );
   for (const table of ["compile_queue", "compile_inbox", "model_queue"]) {
     sql.exec(`DELETE FROM ${table} WHERE profile_id IN (SELECT value FROM json_each(?))`, members);
   }

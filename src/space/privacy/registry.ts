@@ -16,7 +16,7 @@ const subject = (how: string): Reach => ({ holds: "subject", how });
 const nothing = (reason: string): Reach => ({ holds: "nothing", reason });
 const shadow = (table: string): Reach =>
   subject(
-    `FTS5 shadow table of \`${table}\`: its rows go with \`${table}\`'s, deleted with \`secure-delete\` on (session-erasure.ts deleteSearchRows)`,
+    `FTS5 shadow table of \`${table}\`: its rows go with \`${table}\`'s, and the deleted rows' terms with the merge that follows (session-erasure.ts purgeSearchStep)`,
   );
 
 export const SPACE_TABLES: Readonly<Record<string, Reach>> = {

@@ -2,7 +2,14 @@ import { queueProfile } from "../memory/compiler";
 import { replicatedConfig } from "../replica";
 import { setTimer, setTimerOnce } from "../timers";
 import { SLICE_BUDGET_MS, SLICE_STEPS, STEP } from "./erasures";
-import { deleteSearchRows, dropSession, eraseSessionEvents, foldInboxes, recompileSession } from "./session-erasure";
+import {
+  deleteSearchRows,
+  dropSession,
+  eraseSessionEvents,
+  foldInboxes,
+  purgeSearchStep,
+  recompileSession,
+} from "./session-erasure";
 
 /**
  * Retention (config `retention_days`, docs/api/privacy.md "Retention"): once a day, the content of
@@ -10,11 +17,12 @@ import { deleteSearchRows, dropSession, eraseSessionEvents, foldInboxes, recompi
  * (`session-erasure.ts`), in slices like every job: a session with no newer event goes with
  * everything compiled from it; one that has newer events keeps them and is compiled again from
  * them; its profile's memory is compiled again whole (what was derived only from erased events
- * goes with them). Then the search index's message rows older than the cutoff. Tombstones stay,
+ * goes with them). Then the search index's message rows older than the cutoff, and the index's
+ * segments merged so that their words leave it. Tombstones stay,
  * and so do aggregate counts (context use, model calls, linkage patterns) and identity.
  */
 export interface RetentionJob {
-  phase: "sessions" | "search";
+  phase: "sessions" | "search" | "purge";
   /** `sessions`: the last session id looked at; `search`: the last rowid. */
   after: string;
   /** The session whose events are being erased, if one is under way. */
@@ -75,6 +83,7 @@ export function continueRetention(sql: SqlStorage, job: RetentionJob | null, now
 
 function step(sql: SqlStorage, job: RetentionJob, now: number, touched: Set<string>): RetentionJob | null {
   if (job.phase === "search") return searchStep(sql, job);
+  if (job.phase === "purge") return purgeSearchStep(sql, job.after === "") ? { ...job, after: "1" } : null;
   const { current } = job;
   if (current) {
     const erased = eraseSessionEvents(sql, current.sessionId, STEP.events, job.cutoff);
@@ -83,7 +92,7 @@ function step(sql: SqlStorage, job: RetentionJob, now: number, touched: Set<stri
     touched.add(current.profileId);
     const left = sql.exec("SELECT 1 FROM session_events WHERE session_id = ? LIMIT 1", current.sessionId).toArray().length > 0;
     if (left) recompileSession(sql, current, now);
-    else dropSession(sql, current, false);
+    else if (!dropSession(sql, current, false, STEP.search).done) return { ...job, events };
     queueProfile(sql, [current.profileId], now);
     return { ...job, events, current: null };
   }
@@ -114,7 +123,7 @@ function searchStep(sql: SqlStorage, job: RetentionJob): RetentionJob | null {
     )
     .toArray();
   const last = rows.at(-1);
-  if (!last) return null;
+  if (!last) return { ...job, phase: "purge", after: "" };
   deleteSearchRows(
     sql,
     rows
