@@ -63,18 +63,13 @@ export function findHandles(sql: SqlStorage, handles: readonly Handle[]): Handle
     .map(record);
 }
 
-/** The handle that stands for each root profile (in a suggestion): its first active one. */
-export function firstActiveHandles(sql: SqlStorage, rootIds: readonly string[]): Map<string, string> {
-  const rows = sql
-    .exec<{ root_id: string; handle_id: string }>(
-      `SELECT p.root_id, min(h.handle_id) AS handle_id FROM json_each(?) j
-       CROSS JOIN profiles p CROSS JOIN handles h
-       WHERE p.root_id = j.value AND h.profile_id = p.profile_id AND h.status = 'active' GROUP BY p.root_id`,
-      JSON.stringify(rootIds),
-    )
-    .toArray();
-  return new Map(rows.map((row) => [row.root_id, row.handle_id]));
-}
+/**
+ * The handle that stands for a root profile (in a suggestion): its first active one, as a
+ * subquery over the SQL expression `root` (a root's id), for statements that read it per row.
+ */
+export const firstActiveHandleOf = (root: string): string =>
+  `(SELECT min(h.handle_id) FROM profiles p CROSS JOIN handles h
+    WHERE p.root_id = ${root} AND h.profile_id = p.profile_id AND h.status = 'active')`;
 
 /** A handle with its seen times as they stand (a view of it shows them). */
 export function findHandleById(sql: SqlStorage, handleId: string): HandleRecord | null {

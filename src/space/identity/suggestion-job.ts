@@ -1,7 +1,6 @@
 import { replicatedConfig } from "../replica";
 import { setDebounce, setTimer } from "../timers";
 import { forgetTraitChanges, lastTraitChange, meetingsAfter, readTraits, sampleProfiles, traitChangesAfter } from "./evidence";
-import { firstActiveHandles } from "./handle-store";
 import { MAX_BLOCK } from "./linkage/blocking";
 import { compareTraits, decodePattern, encodePattern } from "./linkage/comparisons";
 import { countKeyedProfiles, currentModel, keyedProfiles, saveModel } from "./linkage/model-store";
@@ -323,7 +322,7 @@ function scoreStep(sql: SqlStorage, state: JobState, now: number): JobState {
     }
     if (score >= state.threshold) found.push({ ...pair, score });
   }
-  recordFound(sql, found, state.startedAt, (roots) => firstActiveHandles(sql, roots), now);
+  recordFound(sql, found, state.startedAt, now);
   return { ...state, after: [last.profileA, last.profileB] };
 }
 

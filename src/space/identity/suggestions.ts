@@ -2,7 +2,7 @@ import type { Suggestion, SuggestionFeature } from "../../contract/identity";
 import { decodeCursor, pageFrom } from "../../http/cursor";
 import { Problem } from "../../http/problem";
 import { uuidv7 } from "../../ids";
-import { findHandleById } from "./handle-store";
+import { findHandleById, firstActiveHandleOf } from "./handle-store";
 import { COMPARISONS, decodePattern } from "./linkage/comparisons";
 import { currentModel } from "./linkage/model-store";
 import { levelWeights, MEETING_WEIGHTS, type Model, matchWeight } from "./linkage/weights";
@@ -66,6 +66,9 @@ interface Existing {
   pattern: string | null;
   co_occurrences: number | null;
   run: number | null;
+  /** The roots' handles, read where no suggestion holds the pair yet. */
+  handle_a: string | null;
+  handle_b: string | null;
   [column: string]: SqlStorageValue;
 }
 
@@ -73,23 +76,22 @@ interface Existing {
  * Records what a run found for a slice of pairs that reached the threshold, as pairs of the
  * profiles that answer for them now (roots): a new open suggestion; an open one found again
  * (stamped with the run, its score the best of the run's member pairs); a rejected one opened
- * again only on new evidence; an accepted one left alone. `handlesOf` names each new side's handle.
+ * again only on new evidence; an accepted one left alone. One statement reads the roots, the
+ * suggestion that holds their pair and, where none does, the handles that will stand for them.
  */
-export function recordFound(
-  sql: SqlStorage,
-  found: readonly FoundPair[],
-  run: number,
-  handlesOf: (roots: string[]) => Map<string, string>,
-  now: number,
-): void {
+export function recordFound(sql: SqlStorage, found: readonly FoundPair[], run: number, now: number): void {
   if (found.length === 0) return;
   const rows = sql
     .exec<Existing>(
-      `SELECT f.key AS i, min(pa.root_id, pb.root_id) AS ra, max(pa.root_id, pb.root_id) AS rb,
-         s.suggestion_id, s.status, s.score, s.pattern, s.co_occurrences, s.run
-       FROM json_each(?) f
-       JOIN profiles pa ON pa.profile_id = f.value ->> 0 JOIN profiles pb ON pb.profile_id = f.value ->> 1
-       LEFT JOIN suggestions s ON s.profile_a = min(pa.root_id, pb.root_id) AND s.profile_b = max(pa.root_id, pb.root_id)`,
+      `WITH f AS (
+         SELECT j.key AS i, min(pa.root_id, pb.root_id) AS ra, max(pa.root_id, pb.root_id) AS rb
+         FROM json_each(?) j CROSS JOIN profiles pa CROSS JOIN profiles pb
+         WHERE pa.profile_id = j.value ->> 0 AND pb.profile_id = j.value ->> 1
+       )
+       SELECT f.i, f.ra, f.rb, s.suggestion_id, s.status, s.score, s.pattern, s.co_occurrences, s.run,
+         CASE WHEN s.suggestion_id IS NULL AND f.ra <> f.rb THEN ${firstActiveHandleOf("f.ra")} END AS handle_a,
+         CASE WHEN s.suggestion_id IS NULL AND f.ra <> f.rb THEN ${firstActiveHandleOf("f.rb")} END AS handle_b
+       FROM f LEFT JOIN suggestions s ON s.profile_a = f.ra AND s.profile_b = f.rb`,
       JSON.stringify(found.map((pair) => [pair.profileA, pair.profileB])),
     )
     .toArray();
@@ -102,11 +104,13 @@ export function recordFound(
     const seen = best.get(key);
     if (!seen || pair.score > seen.pair.score) best.set(key, { pair, row });
   }
-  const fresh: { ra: string; rb: string; pair: FoundPair }[] = [];
+  const inserts: (string | number)[][] = [];
   const changed: { id: string; pair: FoundPair }[] = [];
   for (const { pair, row } of best.values()) {
     if (row.suggestion_id === null) {
-      fresh.push({ ra: row.ra, rb: row.rb, pair });
+      if (row.handle_a && row.handle_b) {
+        inserts.push([uuidv7(now), row.ra, row.rb, row.handle_a, row.handle_b, pair.score, pair.pattern, pair.meetings]);
+      }
       continue;
     }
     const was = { pattern: row.pattern ?? "", meetings: row.co_occurrences ?? 0 };
@@ -115,12 +119,6 @@ export function recordFound(
     if (row.status === "open" && row.run === run && (row.score ?? 0) >= pair.score) continue;
     changed.push({ id: row.suggestion_id, pair });
   }
-  const handles = fresh.length > 0 ? handlesOf(fresh.flatMap(({ ra, rb }) => [ra, rb])) : new Map<string, string>();
-  const inserts = fresh.flatMap(({ ra, rb, pair }) => {
-    const handleA = handles.get(ra);
-    const handleB = handles.get(rb);
-    return handleA && handleB ? [[uuidv7(now), ra, rb, handleA, handleB, pair.score, pair.pattern, pair.meetings]] : [];
-  });
   if (inserts.length > 0) {
     sql.exec(
       `INSERT INTO suggestions (suggestion_id, profile_a, profile_b, handle_a, handle_b, score, pattern, co_occurrences, status, run, created_at, updated_at)

@@ -104,11 +104,13 @@ export function writeProfiles(sql: SqlStorage, traitsOf: ReadonlyMap<string, Tra
 export function comparedTraits(sql: SqlStorage, profileIds: readonly string[]): Map<string, TraitSet> {
   const out = new Map<string, TraitSet>();
   if (profileIds.length === 0) return out;
-  const rows = sql.exec<{ profile_id: string; traits: string }>(
-    "SELECT l.profile_id, l.traits FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
-    JSON.stringify(profileIds),
-  );
-  for (const row of rows) out.set(row.profile_id, JSON.parse(row.traits) as TraitSet);
+  const rows = sql
+    .exec(
+      "SELECT l.profile_id, l.traits FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
+      JSON.stringify(profileIds),
+    )
+    .raw<[string, string]>();
+  for (const [profileId, traits] of rows) out.set(profileId, JSON.parse(traits) as TraitSet);
   return out;
 }
 
@@ -152,24 +154,25 @@ export function blocksAfter(
   rows: number,
   from = false,
 ): { blocks: [string, string[]][]; last: string } | null {
-  const read = sql
-    .exec<{ key: string; profile_id: string }>(
+  const blocks = new Map<string, string[]>();
+  let read = 0;
+  let lastKey: string | undefined;
+  for (const [key, profileId] of sql
+    .exec(
       `SELECT key, profile_id FROM linkage_keys WHERE key ${from ? ">=" : ">"} ? ORDER BY key, profile_id LIMIT ?`,
       after,
       rows,
     )
-    .toArray();
-  const lastRow = read.at(-1);
-  if (!lastRow) return null;
-  const blocks = new Map<string, string[]>();
-  for (const row of read) {
-    const members = blocks.get(row.key);
-    if (members) members.push(row.profile_id);
-    else blocks.set(row.key, [row.profile_id]);
+    .raw<[string, string]>()) {
+    read++;
+    if (key === lastKey) (blocks.get(key) as string[]).push(profileId);
+    else blocks.set(key, [profileId]);
+    lastKey = key;
   }
-  if (read.length === rows && blocks.size > 1) blocks.delete(lastRow.key);
+  if (lastKey === undefined) return null;
+  if (read === rows && blocks.size > 1) blocks.delete(lastKey);
   const keys = [...blocks.keys()];
-  return { blocks: [...blocks], last: keys.at(-1) ?? lastRow.key };
+  return { blocks: [...blocks], last: keys.at(-1) ?? lastKey };
 }
 
 /**
@@ -227,14 +230,17 @@ export function setMeetings(sql: SqlStorage, pairs: readonly PairRow[]): void {
 
 /** Kept pairs after `after`, in pair order. */
 export function pairsAfter(sql: SqlStorage, after: readonly [string, string], limit: number): PairRow[] {
-  return sql
-    .exec<{ profile_a: string; profile_b: string; pattern: string; meetings: number }>(
+  const out: PairRow[] = [];
+  for (const [profileA, profileB, pattern, meetings] of sql
+    .exec(
       "SELECT profile_a, profile_b, pattern, meetings FROM linkage_pairs WHERE (profile_a, profile_b) > (?, ?) ORDER BY profile_a, profile_b LIMIT ?",
       ...after,
       limit,
     )
-    .toArray()
-    .map((row) => ({ profileA: row.profile_a, profileB: row.profile_b, pattern: row.pattern, meetings: row.meetings }));
+    .raw<[string, string, string, number]>()) {
+    out.push({ profileA, profileB, pattern, meetings });
+  }
+  return out;
 }
 
 /** Every pattern with how many kept pairs have it. */
