@@ -196,6 +196,13 @@ async function populatedSpace() {
 describe("POST /v1/forget: erasure of one subject among several", () => {
   it("erases the subject everywhere, leaves the others byte for byte, survives a restart mid-erasure and replays, and signs a receipt", async () => {
     const { space, review, security, history } = await populatedSpace();
+    const erasedMerges = ProfileSchema.parse(
+      await json(
+        await call("POST", path(space, "/v1/profiles/lookup"), { token: review, body: { handle: phone(ERASED_PHONE) } }),
+        200,
+      ),
+    ).merges;
+    expect(erasedMerges).toHaveLength(1);
     const erasedProfile = (
       await json<{ profile_id: string }>(
         await call("POST", path(space, "/v1/profiles/lookup"), { token: review, body: { handle: phone(ERASED_PHONE) } }),
@@ -342,6 +349,17 @@ describe("POST /v1/forget: erasure of one subject among several", () => {
     );
     expect(await verifies({ ...receipt, subject_hash: `${receipt.subject_hash.slice(1)}A` }, published.jwk)).toBe(false);
     expect(await verifies({ ...receipt, completed_at: at(Date.parse(receipt.completed_at) + 1) }, published.jwk)).toBe(false);
+
+    // Its merge stays on record (ids only) and cannot be undone: there is nothing to split.
+    await expectProblem(
+      await call("POST", path(space, `/v1/identity/merges/${erasedMerges[0]?.merge_id}/undo`), {
+        token: review,
+        headers: { "idempotency-key": crypto.randomUUID() },
+      }),
+      404,
+      "not_found",
+    );
+    expect(await query(space, "SELECT count(*) AS n FROM merges")).toEqual([{ n: 1 }]);
 
     // The handles are free again: a new event starts a new subject, with none of the old one.
     await accept(space, [message({ handles: [phone(ERASED_PHONE)], content: { type: "text", text: "hello, new here" } })]);

@@ -80,7 +80,10 @@ export function findMerge(sql: SqlStorage, mergeId: string): MergeRecord | null 
  */
 export function undoMerge(sql: SqlStorage, mergeId: string, now: number): MergeRecord {
   const merge = findMerge(sql, mergeId);
-  if (!merge) throw new Problem("not_found", "no such merge");
+  // A merge of an erased subject keeps its ids on record and nothing else: there is nothing to split.
+  if (!merge || !findProfile(sql, merge.survivorId) || !findProfile(sql, merge.absorbedId)) {
+    throw new Problem("not_found", "no such merge");
+  }
   if (merge.undoneAt !== null) return merge;
   if (findProfile(sql, merge.absorbedId)?.mergedInto === merge.survivorId) detachProfile(sql, merge.absorbedId);
   sql.exec("UPDATE merges SET undone_at = ? WHERE merge_id = ?", now, mergeId);

@@ -125,6 +125,12 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
 }
 
 function targetOf(sql: SqlStorage, item: FeedbackItem): Target | null {
+  const target = anyTargetOf(sql, item);
+  // What an erasure under way has not deleted yet is no target: its profile is gone already.
+  return target && rootOf(sql, target.profileId) ? target : null;
+}
+
+function anyTargetOf(sql: SqlStorage, item: FeedbackItem): Target | null {
   switch (item.action) {
     case "retract_fact":
     case "correct_fact": {
