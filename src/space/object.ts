@@ -28,8 +28,8 @@ import {
   type SuggestionQuery,
 } from "../contract/identity";
 import type { ContextUseQuery, ContextUseReport } from "../contract/measurement";
-import { UploadReservationInputSchema } from "../contract/media";
 import { ForgetInputSchema, type ReceiptKeyView } from "../contract/privacy";
+import { UploadReservationInputSchema } from "../contract/media";
 import { type ProfileSearchQuery, SearchInputSchema, type SearchPage } from "../contract/search";
 import type { Env } from "../env";
 import { type BodyInput, parseJsonBody } from "../http/body";
@@ -56,7 +56,6 @@ import { Limits, type RequestKind, type SpaceUsage } from "./limits/limits";
 import { contextUseReport } from "./measurement/context-use";
 import { forgetServedContexts } from "./measurement/served-contexts";
 import { mediaCheckOf } from "./media/batch-media";
-import { deleteErasedMedia } from "./media/erasure";
 import { completeUpload, type MediaRecord, reservationForUpload, reserveMedia } from "./media/reservations";
 import { compileBacklog, compileQueueLength, queueProfile, readerWaits } from "./memory/compiler";
 import { contextOf, contextOfHandle } from "./memory/context";
@@ -609,8 +608,6 @@ export class SpaceObject extends DurableObject<Env> {
 
   /** Signs a receipt whose data is erased; what the object holds in memory of the space's words is read again. */
   async #signReceipt(receiptId: string): Promise<void> {
-    // The media forget erased leave R2 before a receipt says they did (a restart: the signing timer).
-    await deleteErasedMedia(this.#sql, this.env.FILES, this.#spaceName());
     await this.#receipts.sign(receiptId, this.clock.now());
     this.#forgetHeld([]);
   }

@@ -7,7 +7,6 @@ import { mediaKey } from "../../src/space/media/keys";
 import type { SpaceObject } from "../../src/space/object";
 import { createSource, expectProblem, lookup, personToken, query, spaceStub } from "../support/identity";
 import { randomBytes, reserve, reserveResponse, sha256Hex, storedObject, upload } from "../support/media";
-import { forgotten } from "../support/privacy";
 import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 const HOUR = 3_600_000;
@@ -297,34 +296,6 @@ describe("POST /v1/batch: events that point to media", () => {
     const second = await createSource(space, ["track"]);
     const item = message({ content: { type: "file", media_ref: reservation.media_ref, media_sha256: reservation.sha256 } });
     expect(await json(await batch(space, [item], second.key), 200)).toMatchObject({ accepted: 1 });
-  });
-});
-
-describe("POST /v1/forget reaches media", () => {
-  it("deletes from R2 the files under the subject and those its events point to, counts them in the receipt, and keeps the others'", async () => {
-    const space = await createSpace();
-    const subject = { type: "phone_e164", value: "+15555550131" };
-    const other = { type: "phone_e164", value: "+15555550132" };
-    const under = await uploaded(space, randomBytes(30), { subject });
-    const pointedTo = await uploaded(space, randomBytes(31));
-    const theirs = await uploaded(space, randomBytes(32));
-    const pointing = (handle: typeof subject, media: { media_ref: string; sha256: string }) =>
-      message({ handles: [handle], content: { type: "audio", media_ref: media.media_ref, media_sha256: media.sha256 } });
-    expect(await json(await batch(space, [pointing(subject, pointedTo), pointing(other, theirs)]), 200)).toMatchObject({
-      accepted: 2,
-    });
-    const receipt = await forgotten(space, await personToken(space, ["security"]), { handle: subject });
-    expect(receipt.counts.media).toBe(2);
-    const listed = await env.FILES.list({ prefix: `spaces/${space.name}/media/` });
-    expect(listed.objects.map((object) => object.key)).toEqual([mediaKey(space.name, theirs.media_ref)]);
-    expect(await query(space, "SELECT media_ref, status FROM media")).toEqual([
-      { media_ref: theirs.media_ref, status: "stored" },
-    ]);
-    for (const gone of [under, pointedTo]) {
-      const item = pointing(other, gone);
-      const answer = await json<{ errors: { code: string }[] }>(await batch(space, [item]), 207);
-      expect(answer.errors[0]?.code).toBe("not_found");
-    }
   });
 });
 
