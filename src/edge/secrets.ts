@@ -9,8 +9,8 @@ export interface EdgeSecrets {
   pepper: CryptoKey;
   jwtKey: Uint8Array;
   operatorToken: string;
-  /** HMAC key of the development store's upload tokens (`UPLOAD_SECRET`); null where it is not set (production needs none). */
-  uploadKey: CryptoKey | null;
+  /** HMAC key of the development store's upload tokens (`UPLOAD_SECRET`). */
+  uploadKey: CryptoKey;
 }
 
 let cached: { signature: string; secrets: Promise<EdgeSecrets> } | undefined;
@@ -43,6 +43,6 @@ async function load(env: Env): Promise<EdgeSecrets> {
     pepper: await importPepper(secrets.KEY_PEPPER),
     jwtKey: new TextEncoder().encode(secrets.JWT_SECRET),
     operatorToken: secrets.OPERATOR_TOKEN,
-    uploadKey: secrets.UPLOAD_SECRET ? await importUploadKey(secrets.UPLOAD_SECRET) : null,
+    uploadKey: await importUploadKey(secrets.UPLOAD_SECRET),
   };
 }

@@ -2,7 +2,6 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { StoredMediaSchema, UploadReservationSchema } from "../../src/contract/media";
 import { importUploadKey, signUploadGrant } from "../../src/edge/media/upload-token";
-import { deleteErasedMedia, eraseMedia } from "../../src/space/media/erasure";
 import { mediaKey } from "../../src/space/media/keys";
 import type { SpaceObject } from "../../src/space/object";
 import { createSource, expectProblem, lookup, personToken, query, spaceStub } from "../support/identity";
@@ -296,60 +295,5 @@ describe("POST /v1/batch: events that point to media", () => {
     const second = await createSource(space, ["track"]);
     const item = message({ content: { type: "file", media_ref: reservation.media_ref, media_sha256: reservation.sha256 } });
     expect(await json(await batch(space, [item], second.key), 200)).toMatchObject({ accepted: 1 });
-  });
-});
-
-describe("forget's part of media (src/space/media/erasure.ts)", () => {
-  it("erases the files reserved under the subject's profiles or pointed to by their events, in R2 too, and no other", async () => {
-    const space = await createSpace();
-    const subject = { type: "phone_e164", value: "+15555550123" };
-    const other = { type: "phone_e164", value: "+15555550124" };
-    const underSubject = await uploaded(space, randomBytes(50), { subject });
-    const pointedTo = await uploaded(space, randomBytes(60));
-    const notUploaded = await reserve(space, randomBytes(70), { subject });
-    const theirs = await uploaded(space, randomBytes(80), { subject: other });
-    const unrelated = await uploaded(space, randomBytes(90));
-    const pointing = (handle: typeof subject, media: { media_ref: string; sha256: string }) =>
-      message({ handles: [handle], content: { type: "file", media_ref: media.media_ref, media_sha256: media.sha256 } });
-    expect(await json(await batch(space, [pointing(subject, pointedTo), pointing(other, theirs)]), 200)).toMatchObject({
-      accepted: 2,
-    });
-    const { profile_id: profileId } = await lookup(space, subject);
-    const erased = await runInDurableObject(spaceStub(space), async (_instance: SpaceObject, state) => {
-      const sql = state.storage.sql;
-      const count = eraseMedia(sql, [profileId]);
-      return { count, deleted: await deleteErasedMedia(sql, env.FILES, space.name) };
-    });
-    expect(erased).toEqual({ count: 3, deleted: 3 });
-    for (const gone of [underSubject, pointedTo, notUploaded]) {
-      expect(await storedObject(space, gone.media_ref)).toBeNull();
-      expect(await mediaRow(space, gone.media_ref)).toBeUndefined();
-    }
-    for (const kept of [theirs, unrelated]) {
-      expect(await storedObject(space, kept.media_ref)).not.toBeNull();
-      expect((await mediaRow(space, kept.media_ref))?.status).toBe("stored");
-    }
-    // Every object left under the space's media prefix is one of the files kept.
-    const listed = await env.FILES.list({ prefix: `spaces/${space.name}/media/` });
-    expect(listed.objects.map((object) => object.key).sort()).toEqual(
-      [theirs, unrelated].map((media) => mediaKey(space.name, media.media_ref)).sort(),
-    );
-    expect(await query(space, "SELECT media_ref FROM media_references")).toEqual([{ media_ref: theirs.media_ref }]);
-    // An event pointing to an erased file: as if it never existed.
-    const answer = await json<{ errors: { code: string }[] }>(await batch(space, [pointing(other, pointedTo)]), 207);
-    expect(answer.errors[0]?.code).toBe("not_found");
-  });
-
-  it("an erased reservation takes no upload, and a file marked erased is not counted as held", async () => {
-    const space = await createSpace();
-    const subject = { type: "email", value: "erased.upload@example.com" };
-    const bytes = randomBytes(40);
-    const reservation = await reserve(space, bytes, { subject });
-    const { profile_id: profileId } = await lookup(space, subject);
-    await runInDurableObject(spaceStub(space), (_instance: SpaceObject, state) => eraseMedia(state.storage.sql, [profileId]));
-    await expectProblem(await upload(reservation, bytes), 404, "not_found");
-    expect(await storedObject(space, reservation.media_ref)).toBeNull();
-    const usage = await runInDurableObject(spaceStub(space), (instance: SpaceObject) => instance.usage());
-    expect(usage.media_bytes.used).toBe(0);
   });
 });

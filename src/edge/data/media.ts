@@ -17,7 +17,7 @@ import type { MediaRecord } from "../../space/media/reservations";
 import type { AppEnv } from "../context";
 import { documentedRoute } from "../documented-route";
 import { checkUploadHeaders, grantOf, putUpload } from "../media/development-store";
-import { developmentStoreKey, uploadStore, uploadTarget } from "../media/upload-target";
+import { uploadStore, uploadTarget } from "../media/upload-target";
 import { dataRequest, spaceOf } from "./space";
 
 const RESERVATION_BODY_LIMIT = 16 * 1024;
@@ -67,16 +67,12 @@ documentedRoute(mediaRoutes, uploadRoute, async (c) => {
   const name = spaceOf(c);
   const mediaRef = c.req.param("media_ref") ?? "";
   const headers = c.req.raw.headers;
-  const grant = await grantOf(headers, developmentStoreKey(c.get("secrets").uploadKey), { space: name, mediaRef }, Date.now());
+  const grant = await grantOf(headers, c.get("secrets").uploadKey, { space: name, mediaRef }, Date.now());
   checkUploadHeaders(headers, grant);
   const space = spaceObject(c.env, name);
   unwrap(await space.reservationForUpload(mediaRef));
-  const key = mediaKey(name, mediaRef);
-  await putUpload(c.env.FILES, key, c.req.raw.body, grant);
-  const stored = await space.uploadStored(mediaRef);
-  // Forget erased the reservation while its bytes came in: they go too.
-  if (!stored.ok && stored.problem.code === "not_found") await c.env.FILES.delete(key);
-  return c.json(storedMedia(unwrap(stored)), 200);
+  await putUpload(c.env.FILES, mediaKey(name, mediaRef), c.req.raw.body, grant);
+  return c.json(storedMedia(unwrap(await space.uploadStored(mediaRef))), 200);
 });
 
 function storedMedia(record: MediaRecord): StoredMedia {

@@ -33,8 +33,8 @@ export type UploadStore = { kind: "r2"; endpoint: R2Endpoint } | { kind: "develo
  * account, bucket or access key is `503` (and logs what is missing), never a reservation nobody
  * can upload to.
  */
-export function uploadStore(env: Env, developmentKey: CryptoKey | null): UploadStore {
-  if (isDevelopment(env)) return { kind: "development", key: developmentStoreKey(developmentKey) };
+export function uploadStore(env: Env, developmentKey: CryptoKey): UploadStore {
+  if (isDevelopment(env)) return { kind: "development", key: developmentKey };
   const missing = (["R2_ACCOUNT_ID", "R2_BUCKET_NAME", "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY"] as const).filter(
     (name) => !env[name],
   );
@@ -50,13 +50,6 @@ export function uploadStore(env: Env, developmentKey: CryptoKey | null): UploadS
       key: { accessKeyId: env.R2_ACCESS_KEY_ID ?? "", secretAccessKey: env.R2_SECRET_ACCESS_KEY ?? "" },
     },
   };
-}
-
-/** The development store's token key: development generates `UPLOAD_SECRET` when it is not set, so its absence is an outage. */
-export function developmentStoreKey(key: CryptoKey | null): CryptoKey {
-  if (key) return key;
-  console.error(JSON.stringify({ message: "missing secrets", secrets: ["UPLOAD_SECRET"] }));
-  throw new Problem("unavailable", "the service is not configured", { "Retry-After": "60" });
 }
 
 /**

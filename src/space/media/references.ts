@@ -40,7 +40,7 @@ export class MediaCheck {
     const ref = refOf(item);
     if (ref === null || item.type !== "event") return null;
     const found = this.#records.get(ref);
-    if (!found || found.status === "erased") return { code: "not_found", detail: "content.media_ref: no_such_media" };
+    if (!found) return { code: "not_found", detail: "content.media_ref: no_such_media" };
     if (found.status !== "stored") return { code: "invalid_input", detail: "content.media_ref: not_uploaded" };
     if (found.sha256 !== item.content?.media_sha256) {
       return { code: "invalid_input", detail: "content.media_sha256: not_the_uploaded_hash" };

@@ -7,8 +7,7 @@ import { profileOfHandle } from "../identity/links";
 /** How long a reservation's upload URL works: time enough for 500 MB on a slow line, short enough to leak little. */
 export const UPLOAD_WINDOW_MS = 60 * 60 * 1000;
 
-/** `erased`: forget took it; the row waits for its R2 object to be deleted (`erasure.ts`). */
-export type MediaStatus = "reserved" | "stored" | "erased";
+export type MediaStatus = "reserved" | "stored";
 
 export interface MediaRecord {
   mediaRef: string;
@@ -118,7 +117,7 @@ export function mediaRecords(sql: SqlStorage, refs: readonly string[]): Map<stri
  */
 export function reservationForUpload(sql: SqlStorage, mediaRef: string, now: number): MediaRecord {
   const found = mediaRecords(sql, [mediaRef]).get(mediaRef);
-  if (!found || found.status === "erased") throw new Problem("not_found", "no such reservation");
+  if (!found) throw new Problem("not_found", "no such reservation");
   if (found.status === "stored") throw new Problem("conflict", "this reservation was uploaded already; reserve again");
   if (found.expiresAt <= now) throw new Problem("unauthenticated", "the reservation has expired; reserve again");
   return found;
@@ -140,23 +139,18 @@ export function markStored(sql: SqlStorage, refs: readonly string[], now: number
   return new Set(rows.map((row) => row.media_ref));
 }
 
-/**
- * After the development store put an upload's bytes in R2: the reservation, stored; one stored
- * already is `409` (two uploads raced), one forget erased meanwhile `404` (its caller deletes the
- * bytes it just wrote).
- */
+/** After the development store put an upload's bytes in R2: the reservation, stored; one stored already is `409` (two uploads raced). */
 export function completeUpload(sql: SqlStorage, mediaRef: string, now: number): MediaRecord {
-  if (markStored(sql, [mediaRef], now).has(mediaRef)) return mediaRecords(sql, [mediaRef]).get(mediaRef) as MediaRecord;
-  const found = mediaRecords(sql, [mediaRef]).get(mediaRef);
-  if (!found || found.status === "erased") throw new Problem("not_found", "no such reservation");
-  throw new Problem("conflict", "this reservation was uploaded already; reserve again");
+  const stored = markStored(sql, [mediaRef], now).has(mediaRef) ? mediaRecords(sql, [mediaRef]).get(mediaRef) : undefined;
+  if (!stored) throw new Problem("conflict", "this reservation was uploaded already; reserve again");
+  return stored;
 }
 
 /** Bytes of media the space holds; with `open`, also the bytes reservations still open may bring. */
 export function heldMediaBytes(sql: SqlStorage, now: number, open = false): number {
   return sql
     .exec<{ bytes: number }>(
-      `SELECT coalesce(sum(size_bytes), 0) AS bytes FROM media WHERE status = 'stored'${open ? " OR (status = 'reserved' AND expires_at > ?)" : ""}`,
+      `SELECT coalesce(sum(size_bytes), 0) AS bytes FROM media WHERE status = 'stored'${open ? " OR expires_at > ?" : ""}`,
       ...(open ? [now] : []),
     )
     .one().bytes;
