@@ -12,7 +12,6 @@ import { Resolution } from "./identity/resolution";
 import { requestSuggestions } from "./identity/suggestion-job";
 import { checkItem } from "./item-checks";
 import { isAgentTurn, measureBatch } from "./measurement/context-use";
-import { MediaCheck, recordReferences } from "./media/references";
 import { type LiveChanges, MemoryIntake } from "./memory/intake";
 import { placeEvents } from "./memory/session-events";
 import { arrivalsUnderErasure } from "./privacy/arrivals";
@@ -50,8 +49,7 @@ interface Accepted {
  * yields each chunk's live changes once it is committed, and whether more follow, so that the
  * object can let other requests in before the next; it returns the answer when all are stored.
  * An `idempotency_key` already stored, or seen earlier in the same batch, is a duplicate:
- * counted, never stored twice (a batch cut short is safe to send again). `media` says what the
- * batch's events may point to (read once for the batch, before it).
+ * counted, never stored twice (a batch cut short is safe to send again).
  */
 export function* ingestBatch(
   intake: Intake,
@@ -60,7 +58,6 @@ export function* ingestBatch(
   now: number,
   config: SpaceConfigValues,
   chunkItems = Number.POSITIVE_INFINITY,
-  media: MediaCheck = MediaCheck.none,
 ): Generator<{ live: LiveChanges; more: boolean }, BatchAnswer, void> {
   const toleranceS = config.clock_tolerance_s ?? DEFAULT_CLOCK_TOLERANCE_S;
   const envelope = BatchEnvelopeSchema.safeParse(body);
@@ -93,7 +90,7 @@ export function* ingestBatch(
   for (let from = 0; from < candidates.length; from += chunkItems) {
     const chunk = candidates.slice(from, from + chunkItems);
     const last = from + chunkItems >= candidates.length;
-    const live = intake.db.transaction(() => storeChunk(intake, caller, chunk, { now, config, media }, answer, written, last));
+    const live = intake.db.transaction(() => storeChunk(intake, caller, chunk, now, config, answer, written, last));
     yield { live, more: !last };
   }
   answer.errors.sort((a, b) => a.index - b.index);
@@ -105,7 +102,8 @@ function storeChunk(
   intake: Intake,
   caller: IntakeCaller,
   candidates: readonly Accepted[],
-  { now, config, media }: { now: number; config: SpaceConfigValues; media: MediaCheck },
+  now: number,
+  config: SpaceConfigValues,
   answer: BatchAnswer,
   written: Set<string>,
   last: boolean,
@@ -127,11 +125,6 @@ function storeChunk(
     // Checked first, so that a duplicate has no identity effects.
     if (stored.has(candidate.item.idempotency_key)) {
       answer.duplicates++;
-      continue;
-    }
-    const refused = media.refusal(candidate.item);
-    if (refused) {
-      answer.errors.push({ index: candidate.index, ...refused });
       continue;
     }
     const itemId = uuidv7(now);
@@ -168,7 +161,6 @@ function storeChunk(
   insertItems(intake, tombstones);
   countArrivals(intake.sql, arrivals);
   const seqs = insertItems(intake, rows);
-  recordReferences(intake.sql, resolved);
   placeEvents(intake.sql, rows.length, now);
   resolution.finish();
   const live = memory.finish();

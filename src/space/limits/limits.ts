@@ -1,7 +1,6 @@
 import type { QuotaMetric, QuotaPeriod } from "../../contract/quotas";
 import type { Caller } from "../access";
 import { callerScope } from "../access";
-import { heldMediaBytes } from "../media/reservations";
 import type { Replica } from "../replica";
 import { periodStart, secondsToPeriodEnd } from "./periods";
 import { RateLimits, rateLimited } from "./rate-limits";
@@ -83,7 +82,8 @@ export class Limits {
       events_per_day: this.#counts.used("events_per_day", now),
       requests_per_minute: this.#counts.used("requests_per_minute", now),
       storage_bytes: { periodStart: month, used: this.#sql.databaseSize },
-      media_bytes: { periodStart: month, used: heldMediaBytes(this.#sql, now) },
+      // No media is stored yet (uploads come with a later issue).
+      media_bytes: { periodStart: month, used: 0 },
     };
   }
 }
