@@ -26,6 +26,7 @@ import m0024 from "./0024_person_token_cuts_scoped_answers.sql";
 import m0025 from "./0025_quotas_and_rate_limits.sql";
 import m0026 from "./0026_audit_and_exports.sql";
 import m0027 from "./0027_erasures.sql";
+import m0028 from "./0028_media.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -59,5 +60,6 @@ export default {
     m0025,
     m0026,
     m0027,
+    m0028,
   },
 };

@@ -45,6 +45,7 @@ export const POLICIES = {
   security: { roles: ["security"] },
   // Anyone may verify a receipt: any valid key, any person of the tenant (DESIGN 3.2).
   receiptKey: { scopes: SCOPES, roles: ROLES },
+  media: { scopes: ["track"], roles: ["integration"] },
   // Control API (DESIGN 3.3)
   me: { roles: ROLES },
   people: { roles: ["admin"] },

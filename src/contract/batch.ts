@@ -12,7 +12,8 @@ import {
   text,
   UuidSchema,
 } from "./common";
-import { atLeastOne, exactlyOne, withRules } from "./shape-rules";
+import { Sha256Schema } from "./media";
+import { atLeastOne, exactlyOne, together, withRules } from "./shape-rules";
 
 export const MAX_BATCH_ITEMS = 500;
 export const MAX_BATCH_BYTES = 2_500_000;
@@ -24,18 +25,24 @@ const ContentFields = {
   type: z.enum(["text", "audio", "image", "video", "file"]).optional(),
   text: z.string().optional(),
   transcript: z.string().optional(),
-  media_ref: text(1, 256).optional(),
-  media_sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .optional(),
+  media_ref: text(1, 256)
+    .optional()
+    .openapi({ description: "The `media_ref` of a completed upload of this space (`POST /v1/media/uploads`)." }),
+  media_sha256: Sha256Schema.optional(),
 };
 
-const ContentSchema = z.strictObject(ContentFields).openapi("Content");
+/** A media reference carries the hash of its bytes, and a hash belongs to a reference (docs/api/media.md). */
+const mediaWithHash = together<{ media_ref?: string; media_sha256?: string }>(
+  ["media_ref", "media_sha256"],
+  "media_ref_and_media_sha256_go_together",
+);
+
+const ContentSchema = withRules(z.strictObject(ContentFields), [mediaWithHash]).openapi("Content");
 
 /** SPEC shape rule 1: a message needs text, a transcript or a media reference. */
 const MessageContentSchema = withRules(z.strictObject(ContentFields), [
   atLeastOne(["text", "transcript", "media_ref"], "message_needs_text_transcript_or_media"),
+  mediaWithHash,
 ]).openapi("MessageContent");
 
 const ActionSchema = z

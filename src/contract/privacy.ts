@@ -27,6 +27,7 @@ export const ErasureCountsSchema = z
     served_contexts: count("Context etags served for the subject."),
     kept_answers: count("Kept `Idempotency-Key` answers that held the subject's data."),
     exports: count("Exports of the subject's data: their records and their files."),
+    media: count("Media files reserved under the subject or pointed to by its events: their records and their files."),
   })
   .openapi("ErasureCounts");
 

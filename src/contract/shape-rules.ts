@@ -67,3 +67,16 @@ export function exactlyOne<T extends object>(fields: (keyof T & string)[], name:
     schema: { oneOf: fields.map((key) => ({ required: [key] })) },
   };
 }
+
+/** All of the fields are given, or none is. */
+export function together<T extends object>(fields: (keyof T & string)[], name: string, field?: string): ShapeRule<T> {
+  return {
+    name,
+    field: field ?? fields[0],
+    reads: fields,
+    holds: (value) => new Set(fields.map((key) => value[key] !== undefined)).size === 1,
+    schema: {
+      oneOf: [{ required: fields }, { properties: Object.fromEntries(fields.map((key) => [key, { not: {} }])) }],
+    },
+  };
+}

@@ -21,6 +21,7 @@ import { historyRoutes } from "./data/history";
 import { identityRoutes } from "./data/identity";
 import { mcpReference, mcpRoutes } from "./data/mcp";
 import { measurementRoutes } from "./data/measurement";
+import { mediaRoutes } from "./data/media";
 import { memoryStatsRoutes } from "./data/memory-stats";
 import { privacyRoutes } from "./data/privacy";
 import { profileRoutes } from "./data/profiles";
@@ -49,7 +50,8 @@ const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
   .route("/", identityRoutes)
   .route("/", exportRoutes)
   .route("/", auditRoutes)
-  .route("/", privacyRoutes);
+  .route("/", privacyRoutes)
+  .route("/", mediaRoutes);
 
 /** Control API, mounted at `/control` (host `control.<BASE_HOST>` is rewritten to it). */
 const controlApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })

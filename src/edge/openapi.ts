@@ -11,6 +11,12 @@ const SECURITY_SCHEMES = {
   },
   personToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Person token from `POST /v1/auth/login`." },
   operatorToken: { type: "apiKey", in: "header", name: "X-Service-Operator-Token" },
+  uploadToken: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Upload-Token",
+    description: "The development store's upload token, from a reservation's `upload_headers`.",
+  },
 } as const;
 
 /** Where a reader of the document finds both APIs: the defaults of `{base_url}` and `{control_url}`. */

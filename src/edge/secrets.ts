@@ -3,11 +3,14 @@ import { controlObject } from "../control/address";
 import type { Env } from "../env";
 import { Problem } from "../http/problem";
 import { hasAllSecrets, isDevelopment, mergeSecrets, missingProductionSecrets } from "../secrets";
+import { importUploadKey } from "./media/upload-token";
 
 export interface EdgeSecrets {
   pepper: CryptoKey;
   jwtKey: Uint8Array;
   operatorToken: string;
+  /** HMAC key of the development store's upload tokens (`UPLOAD_SECRET`); null where it is not set (production needs none). */
+  uploadKey: CryptoKey | null;
 }
 
 let cached: { signature: string; secrets: Promise<EdgeSecrets> } | undefined;
@@ -22,7 +25,7 @@ export function edgeSecrets(env: Env): Promise<EdgeSecrets> {
     console.error(JSON.stringify({ message: "missing secrets", secrets: missing }));
     throw new Problem("unavailable", "the service is not configured", { "Retry-After": "60" });
   }
-  const signature = `${env.ENVIRONMENT}|${env.KEY_PEPPER ?? ""}|${env.JWT_SECRET ?? ""}|${env.OPERATOR_TOKEN ?? ""}`;
+  const signature = `${env.ENVIRONMENT}|${env.KEY_PEPPER ?? ""}|${env.JWT_SECRET ?? ""}|${env.OPERATOR_TOKEN ?? ""}|${env.UPLOAD_SECRET ?? ""}`;
   if (cached?.signature !== signature) {
     const secrets = load(env);
     secrets.catch(() => {
@@ -40,5 +43,6 @@ async function load(env: Env): Promise<EdgeSecrets> {
     pepper: await importPepper(secrets.KEY_PEPPER),
     jwtKey: new TextEncoder().encode(secrets.JWT_SECRET),
     operatorToken: secrets.OPERATOR_TOKEN,
+    uploadKey: secrets.UPLOAD_SECRET ? await importUploadKey(secrets.UPLOAD_SECRET) : null,
   };
 }

@@ -12,6 +12,7 @@ import { Resolution } from "./identity/resolution";
 import { requestSuggestions } from "./identity/suggestion-job";
 import { checkItem } from "./item-checks";
 import { isAgentTurn, measureBatch } from "./measurement/context-use";
+import { MediaCheck, recordReferences } from "./media/references";
 import { type LiveChanges, MemoryIntake } from "./memory/intake";
 import { placeEvents } from "./memory/session-events";
 import { arrivalsUnderErasure } from "./privacy/arrivals";
@@ -49,7 +50,8 @@ interface Accepted {
  * yields each chunk's live changes once it is committed, and whether more follow, so that the
  * object can let other requests in before the next; it returns the answer when all are stored.
  * An `idempotency_key` already stored, or seen earlier in the same batch, is a duplicate:
- * counted, never stored twice (a batch cut short is safe to send again).
+ * counted, never stored twice (a batch cut short is safe to send again). `media` says what the
+ * batch's events may point to (read once for the batch, before it).
  */
 export function* ingestBatch(
   intake: Intake,
@@ -58,6 +60,7 @@ export function* ingestBatch(
   now: number,
   config: SpaceConfigValues,
   chunkItems = Number.POSITIVE_INFINITY,
+  media: MediaCheck = MediaCheck.none,
 ): Generator<{ live: LiveChanges; more: boolean }, BatchAnswer, void> {
   const toleranceS = config.clock_tolerance_s ?? DEFAULT_CLOCK_TOLERANCE_S;
   const envelope = BatchEnvelopeSchema.safeParse(body);
@@ -90,7 +93,7 @@ export function* ingestBatch(
   for (let from = 0; from < candidates.length; from += chunkItems) {
     const chunk = candidates.slice(from, from + chunkItems);
     const last = from + chunkItems >= candidates.length;
-    const live = intake.db.transaction(() => storeChunk(intake, caller, chunk, now, config, answer, written, last));
+    const live = intake.db.transaction(() => storeChunk(intake, caller, chunk, { now, config, media }, answer, written, last));
     yield { live, more: !last };
   }
   answer.errors.sort((a, b) => a.index - b.index);
@@ -102,8 +105,7 @@ function storeChunk(
   intake: Intake,
   caller: IntakeCaller,
   candidates: readonly Accepted[],
-  now: number,
-  config: SpaceConfigValues,
+  { now, config, media }: { now: number; config: SpaceConfigValues; media: MediaCheck },
   answer: BatchAnswer,
   written: Set<string>,
   last: boolean,
@@ -125,6 +127,11 @@ function storeChunk(
     // Checked first, so that a duplicate has no identity effects.
     if (stored.has(candidate.item.idempotency_key)) {
       answer.duplicates++;
+      continue;
+    }
+    const refused = media.refusal(candidate.item);
+    if (refused) {
+      answer.errors.push({ index: candidate.index, ...refused });
       continue;
     }
     const itemId = uuidv7(now);
@@ -161,6 +168,7 @@ function storeChunk(
   insertItems(intake, tombstones);
   countArrivals(intake.sql, arrivals);
   const seqs = insertItems(intake, rows);
+  recordReferences(intake.sql, resolved);
   placeEvents(intake.sql, rows.length, now);
   resolution.finish();
   const live = memory.finish();

@@ -28,6 +28,7 @@ import {
   type SuggestionQuery,
 } from "../contract/identity";
 import type { ContextUseQuery, ContextUseReport } from "../contract/measurement";
+import { UploadReservationInputSchema } from "../contract/media";
 import { ForgetInputSchema, type ReceiptKeyView } from "../contract/privacy";
 import { type ProfileSearchQuery, SearchInputSchema, type SearchPage } from "../contract/search";
 import type { Env } from "../env";
@@ -54,6 +55,9 @@ import { type Intake, ingestBatch, openIntake } from "./intake";
 import { Limits, type RequestKind, type SpaceUsage } from "./limits/limits";
 import { contextUseReport } from "./measurement/context-use";
 import { forgetServedContexts } from "./measurement/served-contexts";
+import { mediaCheckOf } from "./media/batch-media";
+import { deleteErasedMedia } from "./media/erasure";
+import { completeUpload, type MediaRecord, reservationForUpload, reserveMedia } from "./media/reservations";
 import { compileBacklog, compileQueueLength, queueProfile, readerWaits } from "./memory/compiler";
 import { contextOf, contextOfHandle } from "./memory/context";
 import { ingestFeedback } from "./memory/feedback";
@@ -212,8 +216,10 @@ export class SpaceObject extends DurableObject<Env> {
           source: caller.source,
         };
         const config = this.#replica.config.values;
+        const parsed = parseJsonBody(body);
+        const media = await mediaCheckOf(this.#sql, this.env.FILES, this.#spaceName(), parsed, () => this.clock.now());
         const chunkItems = this.#batchPacing.chunkItems(performance.now());
-        const chunks = ingestBatch(this.#intake, intakeCaller, parseJsonBody(body), now, config, chunkItems);
+        const chunks = ingestBatch(this.#intake, intakeCaller, parsed, now, config, chunkItems, media);
         for (let step = chunks.next(); ; step = chunks.next()) {
           if (step.done) {
             this.#pacing.wrote();
@@ -520,6 +526,31 @@ export class SpaceObject extends DurableObject<Env> {
     );
   }
 
+  /** `POST /v1/media/uploads`: the reservation, under its subject if it names one; the edge signs where its bytes go. */
+  async reserveMedia(credential: PresentedCredential, body: BodyInput): Promise<Outcome<MediaRecord>> {
+    return this.#admitted(
+      credential,
+      POLICIES.media,
+      (caller, now) => {
+        const input = parseOrRefuse(UploadReservationInputSchema, parseJsonBody(body));
+        const by = { reservedBy: callerScope(caller), sourceId: caller.source?.sourceId ?? null };
+        const share = this.#replica.quotas.get("media_bytes")?.share ?? null;
+        return this.#db.transaction(() => reserveMedia(this.#sql, input, by, now, share));
+      },
+      "write",
+    );
+  }
+
+  /** The development store, before it streams an upload into R2 (the edge checked its token): the reservation, if it takes one. */
+  async reservationForUpload(mediaRef: string): Promise<Outcome<MediaRecord>> {
+    return outcomeOf(() => reservationForUpload(this.#sql, mediaRef, this.clock.now()));
+  }
+
+  /** The development store, once R2 holds the bytes: the reservation is stored; a second upload that raced the first is `409`. */
+  async uploadStored(mediaRef: string): Promise<Outcome<MediaRecord>> {
+    return outcomeOf(() => completeUpload(this.#sql, mediaRef, this.clock.now()));
+  }
+
   /**
    * `POST /v1/forget`: the subject is cut loose and its first slice erased in the request's
    * transaction; a small subject is done then, and its receipt signed before the answer.
@@ -578,6 +609,8 @@ export class SpaceObject extends DurableObject<Env> {
 
   /** Signs a receipt whose data is erased; what the object holds in memory of the space's words is read again. */
   async #signReceipt(receiptId: string): Promise<void> {
+    // The media forget erased leave R2 before a receipt says they did (a restart: the signing timer).
+    await deleteErasedMedia(this.#sql, this.env.FILES, this.#spaceName());
     await this.#receipts.sign(receiptId, this.clock.now());
     this.#forgetHeld([]);
   }
@@ -651,6 +684,11 @@ export class SpaceObject extends DurableObject<Env> {
     const { binding, timeoutMs } = this.summaryModel;
     if (binding === undefined || model === undefined) return null;
     return { binding, model, timeoutMs, dailyLimit: dailyLimit ?? DEFAULT_MODEL_DAILY_LIMIT };
+  }
+
+  /** The space's name, as its R2 keys carry it. */
+  #spaceName(): string {
+    return this.#replica.space?.name ?? "";
   }
 
   /** Sets the alarm to the earliest timer when that changed. */

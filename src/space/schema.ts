@@ -5,6 +5,7 @@ export * from "./exports/schema";
 export * from "./identity/schema";
 export * from "./limits/schema";
 export * from "./measurement/schema";
+export * from "./media/schema";
 export * from "./memory/model-schema";
 export * from "./memory/schema";
 export * from "./privacy/schema";

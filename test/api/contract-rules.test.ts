@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SpaceObject } from "../../src/space/object";
 import { type Schema, SchemaSet } from "../support/json-schema";
+import { reserve, upload } from "../support/media";
 import { batch, call, createSpace, json, message, type Space } from "../support/seed";
 
 /**
@@ -52,7 +53,14 @@ describe("shape rules: the document and the server agree", () => {
   it("a message needs text, a transcript or a media reference", async () => {
     await expectAgreement(message({ content: { type: "text", text: "hi" } }), null);
     await expectAgreement(message({ content: { type: "audio", transcript: "hi" } }), null);
-    await expectAgreement(message({ content: { type: "image", media_ref: "m-1" } }), null);
+    const bytes = new TextEncoder().encode("an image");
+    const media = await reserve(space, bytes);
+    expect((await upload(media, bytes)).status).toBe(200);
+    await expectAgreement(message({ content: { type: "image", media_ref: media.media_ref, media_sha256: media.sha256 } }), null);
+    await expectAgreement(
+      message({ content: { type: "image", media_ref: media.media_ref } }),
+      "content.media_ref: media_ref_and_media_sha256_go_together",
+    );
     await expectAgreement(message({ content: { type: "text" } }), "content: message_needs_text_transcript_or_media");
     await expectAgreement(message({ content: { text: "" } }), "content: message_needs_text_transcript_or_media");
     await expectAgreement(without(message(), "content"), "content: required");

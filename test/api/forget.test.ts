@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ProfileSchema } from "../../src/contract/identity";
 import { SearchPageSchema } from "../../src/contract/search";
+import { mediaKey } from "../../src/space/media/keys";
 import {
   email,
   expectProblem,
@@ -13,6 +14,7 @@ import {
   query,
   restartSpaceObject,
 } from "../support/identity";
+import { reserve, upload } from "../support/media";
 import { later, moveClock, runAlarms } from "../support/memory";
 import { erasureOf, forget, forgetResponse, forgotten, receiptKey, receiptResponse, scanFor, verifies } from "../support/privacy";
 import { batch, call, createSpace, json, message, type Space } from "../support/seed";
@@ -232,6 +234,20 @@ describe("POST /v1/forget: erasure of one subject among several", () => {
       ]),
     );
 
+    // Media of the subject in R2 (one reserved under each of its handles, a merged profile's too),
+    // and one of another subject, which stays.
+    const mediaUnder = async (handle: { type: string; value: string }) => {
+      const bytes = new TextEncoder().encode(`media of ${crypto.randomUUID()}`);
+      const reservation = await reserve(space, bytes, { subject: handle });
+      expect((await upload(reservation, bytes)).status).toBe(200);
+      return mediaKey(space.name, reservation.media_ref);
+    };
+    const erasedMedia = [await mediaUnder(phone(ERASED_PHONE)), await mediaUnder(email(ERASED_EMAIL))];
+    const keptMedia = await mediaUnder(phone(OTHER_PHONE));
+    const mediaObjects = async () =>
+      (await env.FILES.list({ prefix: `spaces/${space.name}/media/` })).objects.map((object) => object.key).sort();
+    expect(await mediaObjects()).toEqual([...erasedMedia, keptMedia].sort());
+
     // An export of the subject's data, in R2.
     const exported = await json<{ export_id: string; state: string; download: { url: string } | null }>(
       await call("POST", path(space, "/v1/exports"), { token: security, body: { handle: phone(ERASED_PHONE) } }),
@@ -309,7 +325,10 @@ describe("POST /v1/forget: erasure of one subject among several", () => {
       sessions: 14,
       links: 1,
       exports: 1,
+      media: 2,
     });
+    // The subject's media are gone from R2 (a scan of the space's media), the other subject's stay.
+    expect(await mediaObjects()).toEqual([keptMedia]);
     // The export's file is gone from R2, and its link answers nothing.
     expect(await exportFiles()).toEqual([]);
     expect(

@@ -190,6 +190,8 @@ describe("OpenAPI 3.1 and the reference page", () => {
       "/v1/profiles/{id}/timeline": ["get"],
       "/v1/feedback": ["post"],
       "/v1/measurement/context-use": ["get"],
+      "/v1/media/uploads": ["post"],
+      "/v1/media/uploads/{media_ref}": ["put"],
       "/v1/ops/memory": ["get"],
       "/v1/exports": ["post"],
       "/v1/exports/{export_id}": ["get"],

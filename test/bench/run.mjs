@@ -50,12 +50,13 @@
 // BENCH_LOCAL_OBSERVABILITY=1 (keep wrangler's local observability on, to measure its cost),
 // BENCH_TREE=<dir> (the servers build from that checkout instead of this one, e.g. a `git
 // worktree` of an older commit with node_modules linked: this bench's figures of another tree),
-// BENCH_ONLY=ingest, suggestions, memory, ratelimit or forget (only the ingest rounds, only the
-// suggestions job and the labelled records, only the memory phase, only the rate-limit rounds, or
-// only the erasure phase; the last line holds their figures only).
+// BENCH_ONLY=ingest, suggestions, memory, ratelimit, forget or media (only the ingest rounds, only
+// the suggestions job and the labelled records, only the memory phase, only the rate-limit rounds,
+// only the erasure phase, or only the media uploads; the last line holds their figures only).
 // The erasure phase (forget.mjs: forget_ms, forget_other_context_p99_ratio) runs after the memory
 // phase, on a service of its own: a subject of FORGET.subjectEvents events erased while other
-// customers' contexts are read.
+// customers' contexts are read. The media uploads (media.mjs: upload_mb_per_s, MEDIA_ROUNDS uploads
+// of 100 MB through the development store) run last, on a service of their own.
 // The rate limits' cost (rate-limits.mjs: rate_limit_overhead_ratio) is measured right after the
 // ingest rounds, on the same service: ROUNDS interleaved rounds of ROUND_BATCHES / 2 batches into
 // a space with every limit configured and none reached, and into one without limits.
@@ -71,6 +72,7 @@ import { contextFigures } from "./context.mjs";
 import { median, overRounds, pct, pooled, ratioOverRounds, round, spread } from "./figures.mjs";
 import { forgetFigures } from "./forget.mjs";
 import { identifyRate, mergeLarge, suggestionsJob } from "./identity.mjs";
+import { uploadFigures } from "./media.mjs";
 import { memoryFigures } from "./memory.mjs";
 import { rateLimitOverhead } from "./rate-limits.mjs";
 import { snapshotTree, startWrangler, stopAll } from "./servers.mjs";
@@ -82,11 +84,11 @@ const QUICK = process.env.BENCH_QUICK === "1";
  * `BENCH_ONLY=ingest`: the warm-ups, the floor and the ingest rounds only, for iterating on the
  * batch path; `BENCH_ONLY=suggestions`: the suggestions job and the labelled records only;
  * `BENCH_ONLY=memory`: the memory phase only; `BENCH_ONLY=ratelimit`: the rate limits' cost only;
- * `BENCH_ONLY=forget`: the erasure phase only.
+ * `BENCH_ONLY=forget`: the erasure phase only; `BENCH_ONLY=media`: the media uploads only.
  */
 const ONLY = process.env.BENCH_ONLY ?? "";
-if (!["", "ingest", "suggestions", "memory", "ratelimit", "forget"].includes(ONLY))
-  throw new Error(`BENCH_ONLY must be ingest, suggestions, memory, ratelimit or forget, got ${ONLY}`);
+if (!["", "ingest", "suggestions", "memory", "ratelimit", "forget", "media"].includes(ONLY))
+  throw new Error(`BENCH_ONLY must be ingest, suggestions, memory, ratelimit, forget or media, got ${ONLY}`);
 const INGEST_ONLY = ONLY === "ingest";
 const ROUNDS = Math.round(setting("BENCH_ROUNDS", 5));
 const ROUND_BATCHES = Math.round(setting("BENCH_ROUND_BATCHES", QUICK ? 60 : 200));
@@ -124,6 +126,8 @@ const CONTEXT = QUICK
 /** The labelled set's size (every fourth customer has 30 sessions) and how many times it is written. */
 const MEMORY = QUICK ? { customers: 8, repeats: 2 } : { customers: 40, repeats: 3 };
 /** The erasure phase: other customers and their events, the subject's events (issue 32: 10,000), floor samples. */
+/** Uploads of 100 MB: each writes 100 MB to local R2's disk, so fewer than the other phases' rounds. */
+const MEDIA_ROUNDS = QUICK ? 1 : Math.min(ROUNDS, 3);
 const FORGET = QUICK
   ? { others: 500, perOther: 10, subjectEvents: 2_000, floor: 100 }
   : { others: 2_000, perOther: 10, subjectEvents: 10_000, floor: 300 };
@@ -140,6 +144,7 @@ const TARGETS = [
   ["feedback_to_context_p99_ms", "≤", 1_000, "correct_fact to context"],
   ["ingest_ratio", "≥", 0.5, "full / minimal path items/s"],
   ["rate_limit_overhead_ratio", "≥", 0.95, "ingest with every limit configured, none reached / without"],
+  ["upload_mb_per_s", null, null, "100 MB through the development store (production uploads go to R2)"],
   ["forget_ms", "≤", 5_000, "erasure of a subject of 10,000 events, request to signed receipt"],
   ["forget_other_context_p99_ratio", "≤", 2.0, "other customers' context p99 during the erasure / floor p99"],
   ["batch_p99_ratio", "≤", 1.5, "full / minimal path batch p99"],
@@ -193,7 +198,7 @@ try {
     console.log("");
     printVerdicts(figures.json);
   }
-  if (ONLY === "ratelimit" || ONLY === "forget") printVerdicts(figures.json);
+  if (ONLY === "ratelimit" || ONLY === "forget" || ONLY === "media") printVerdicts(figures.json);
   console.log(JSON.stringify(figures.json));
 } catch (error) {
   console.error(`\nbench failed: ${error instanceof Error ? error.message : error}`);
@@ -220,6 +225,7 @@ async function main() {
   if (ONLY === "memory") return { json: (await memoryRun(secrets)).figures };
   if (ONLY === "ratelimit") return { json: await rateLimitRun(secrets, workload) };
   if (ONLY === "forget") return { json: await forgetRun(secrets) };
+  if (ONLY === "media") return { json: (await mediaRun(secrets)).figures };
   log("starting the service and the minimal path (wrangler dev)");
   const [service, bare] = await Promise.all([
     startWrangler({ label: "full", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" }),
@@ -287,8 +293,13 @@ async function main() {
   const memory = await memoryRun(secrets);
   if (memory.observabilityWritten) observability.push("memory");
   const forget = await forgetRun(secrets);
+  const media = await mediaRun(secrets);
+  if (media.observabilityWritten) observability.push("media");
 
-  const json = figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, context, memory: memory.figures, forget });
+  const json = {
+    ...figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, context, memory: memory.figures, forget }),
+    ...media.figures,
+  };
   return { json, ingest, floor, context, merges, suggestions, observability };
 }
 
@@ -331,6 +342,19 @@ async function memoryRun(secrets) {
   const service = await startWrangler({ label: "memory", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
   try {
     const figures = await memoryFigures(service, secrets.OPERATOR_TOKEN, { ...MEMORY, log });
+    log(`figures: ${JSON.stringify(figures)}`);
+    return { figures, observabilityWritten: service.observabilityWritten() };
+  } finally {
+    await service.stop();
+  }
+}
+
+/** The media uploads on a service of their own: 100 MB requests beside other phases would time both. */
+async function mediaRun(secrets) {
+  log(`media: ${MEDIA_ROUNDS} uploads of 100 MB through the development store, on a service of its own`);
+  const service = await startWrangler({ label: "media", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
+  try {
+    const figures = await uploadFigures(service.origin, secrets.OPERATOR_TOKEN, { rounds: MEDIA_ROUNDS, log });
     log(`figures: ${JSON.stringify(figures)}`);
     return { figures, observabilityWritten: service.observabilityWritten() };
   } finally {
@@ -730,6 +754,12 @@ function printTable({ json, ingest, floor, context, merges, suggestions, observa
       `${items(json.rate_limited_items_per_s)} against ${items(json.rate_unlimited_items_per_s)} (medians); every limit configured, none reached`,
     ],
     ["identify (merging two profiles each)", items(json.identify_items_per_s), "", "batches of 500, one client"],
+    [
+      "media upload (100 MB)",
+      `${fixed(1)(json.upload_mb_per_s)} MB/s`,
+      spreadOf("upload_mb_per_s", fixed(1)),
+      `median of ${MEDIA_ROUNDS}, the development store streaming into local R2, on a service of its own`,
+    ],
     [
       "erasure of a subject (request to receipt)",
       ms(json.forget_ms),

@@ -3066,6 +3066,209 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/media/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reserve a media upload
+         * @description Large bytes never pass through a batch. Reserve (`content_type`, `size_bytes` up to 500 MB, `sha256`, optionally the `subject` the file is about), `PUT` the bytes to `upload_url` with exactly `upload_headers` before `expires_at` (one hour), then send an event with `content.media_ref` and `content.media_sha256`. The store refuses other bytes, another length, other headers, a second upload and an expired reservation. Source key with scope `track`, or a person with role `integration`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UploadReservationInput"];
+                };
+            };
+            responses: {
+                /** @description The reservation. */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UploadReservation"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/uploads/{media_ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a reserved file (development store)
+         * @description Under `npm run dev` and in tests, where local R2 has no S3 API, the `upload_url` of a reservation is this route, which holds an upload to R2's rules: every header of `upload_headers` with exactly its value (`X-Upload-Token`, signed and expiring with the reservation, authorizes it; never the source key), exactly `size_bytes` bytes hashing to `sha256`. The body is streamed into R2, never held. A refused upload stores nothing; a reservation takes one upload. In production `upload_url` is a presigned URL of R2 itself, and this route is `404`.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    media_ref: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The file, stored. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StoredMedia"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants": {
         parameters: {
             query?: never;
@@ -4965,7 +5168,7 @@ export interface paths {
         };
         /**
          * The tenant's usage
-         * @description Role `admin`. Per metric, what the person's tenant used in the current period, in all and per space, beside its quota: events accepted today (UTC), requests admitted this minute, bytes of storage held now (the spaces' databases), bytes of media held now (none is stored yet).
+         * @description Role `admin`. Per metric, what the person's tenant used in the current period, in all and per space, beside its quota: events accepted today (UTC), requests admitted this minute, bytes of storage held now (the spaces' databases), bytes of media held now (stored uploads).
          */
         get: {
             parameters: {
@@ -5252,15 +5455,20 @@ export interface components {
             type?: "text" | "audio" | "image" | "video" | "file";
             text?: string;
             transcript?: string;
+            /** @description The `media_ref` of a completed upload of this space (`POST /v1/media/uploads`). */
             media_ref?: string;
+            /** @description SHA-256 of the bytes: 64 hex digits, lower case. */
             media_sha256?: string;
-        } & ({
+        } & (({
             text: unknown;
         } | {
             transcript: unknown;
         } | {
             media_ref: unknown;
-        });
+        }) & (unknown | {
+            media_ref?: unknown;
+            media_sha256?: unknown;
+        }));
         /** @description What a system recorded (`order.shipped`…); `attributes` carry its facts. */
         SystemEvent: {
             /** @enum {string} */
@@ -5328,9 +5536,14 @@ export interface components {
             type?: "text" | "audio" | "image" | "video" | "file";
             text?: string;
             transcript?: string;
+            /** @description The `media_ref` of a completed upload of this space (`POST /v1/media/uploads`). */
             media_ref?: string;
+            /** @description SHA-256 of the bytes: 64 hex digits, lower case. */
             media_sha256?: string;
-        };
+        } & (unknown | {
+            media_ref?: unknown;
+            media_sha256?: unknown;
+        });
         /** @description What an agent did. Needs scope `act` and an operation the source allows. */
         ActionEvent: {
             /** @enum {string} */
@@ -6280,6 +6493,8 @@ export interface components {
             kept_answers: number;
             /** @description Exports of the subject's data: their records and their files. */
             exports: number;
+            /** @description Media files reserved under the subject or pointed to by its events: their records and their files. */
+            media: number;
         };
         /** @description An erasure under way; its receipt is read back at `GET /v1/privacy/receipts/{receipt_id}`. */
         ErasureStatus: {
@@ -6309,6 +6524,47 @@ export interface components {
                 crv: "Ed25519";
                 x: string;
             };
+        };
+        UploadReservation: {
+            /** @description What an event names in `content.media_ref`, with `content.media_sha256`. */
+            media_ref: string;
+            /**
+             * Format: uri
+             * @description Where to `PUT` the bytes, once, before `expires_at`.
+             */
+            upload_url: string;
+            /** @description Headers the `PUT` must carry, each with exactly this value: `Content-Type`, `Content-Length`, `x-amz-checksum-sha256`, `x-amz-content-sha256` (and `X-Upload-Token` under `npm run dev`). The store refuses any other bytes. */
+            upload_headers: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            expires_at: string;
+        };
+        UploadReservationInput: {
+            /**
+             * @description The media type the upload carries as `Content-Type`, exactly: `type/subtype`, token parameters allowed.
+             * @example audio/ogg
+             */
+            content_type: string;
+            /** @description Exact length of the upload: 1 byte to 500 MB. */
+            size_bytes: number;
+            /** @description SHA-256 of the bytes: 64 hex digits, lower case. */
+            sha256: string;
+            subject?: components["schemas"]["Identifier"] & unknown;
+        };
+        StoredMedia: {
+            media_ref: string;
+            size_bytes: number;
+            /** @description SHA-256 of the bytes: 64 hex digits, lower case. */
+            sha256: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            stored_at: string;
         };
         TenantCreated: {
             tenant: components["schemas"]["Tenant"];

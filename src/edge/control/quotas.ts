@@ -42,7 +42,7 @@ const usageRoute = createRoute({
   path: "/v1/usage",
   summary: "The tenant's usage",
   description:
-    "Role `admin`. Per metric, what the person's tenant used in the current period, in all and per space, beside its quota: events accepted today (UTC), requests admitted this minute, bytes of storage held now (the spaces' databases), bytes of media held now (none is stored yet).",
+    "Role `admin`. Per metric, what the person's tenant used in the current period, in all and per space, beside its quota: events accepted today (UTC), requests admitted this minute, bytes of storage held now (the spaces' databases), bytes of media held now (stored uploads).",
   security: [{ personToken: [] }],
   middleware: [personOnly(POLICIES.usage)] as const,
   responses: {

@@ -65,7 +65,14 @@ function profileOfSide(
   return profileOfHandle(sql, normalized.handle, kind, sourceId, now);
 }
 
-function profileOfHandle(sql: SqlStorage, handle: Handle, kind: SubjectKind, sourceId: string | null, now: number): string {
+/** The profile that holds a handle; an unknown handle gets a new profile of `kind` (links, media reserved under a subject). */
+export function profileOfHandle(
+  sql: SqlStorage,
+  handle: Handle,
+  kind: SubjectKind,
+  sourceId: string | null,
+  now: number,
+): string {
   const known = findHandle(sql, handle);
   if (known) return known.profileId;
   const profileId = createProfile(sql, kind, now);

@@ -1,6 +1,7 @@
 import type { QuotaMetric, QuotaPeriod } from "../../contract/quotas";
 import type { Caller } from "../access";
 import { callerScope } from "../access";
+import { heldMediaBytes } from "../media/reservations";
 import type { Replica } from "../replica";
 import { periodStart, secondsToPeriodEnd } from "./periods";
 import { RateLimits, rateLimited } from "./rate-limits";
@@ -82,8 +83,7 @@ export class Limits {
       events_per_day: this.#counts.used("events_per_day", now),
       requests_per_minute: this.#counts.used("requests_per_minute", now),
       storage_bytes: { periodStart: month, used: this.#sql.databaseSize },
-      // No media is stored yet (uploads come with a later issue).
-      media_bytes: { periodStart: month, used: 0 },
+      media_bytes: { periodStart: month, used: heldMediaBytes(this.#sql, now) },
     };
   }
 }

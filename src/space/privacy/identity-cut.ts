@@ -1,5 +1,6 @@
 import { deleteExports, exportsHolding } from "../exports/records";
 import { membersOf } from "../identity/profiles";
+import { eraseMedia } from "../media/erasure";
 import type { ErasureCounts } from "./receipts";
 
 /**
@@ -66,6 +67,9 @@ export function cutSubject(
     sql,
     exported.map((file) => file.exportId),
   );
+  // Media under the subject or pointed to by its events: erased now (no event reaches them, no
+  // upload goes in), their objects in R2 before the receipt (`deleteErasedMedia`).
+  const media = eraseMedia(sql, subject.members);
   return {
     met,
     files: exported.map(({ objectKey, uploadId }) => ({ objectKey, uploadId })),
@@ -77,6 +81,7 @@ export function cutSubject(
       identity_evidence: evidence,
       memory_items: memory,
       exports: exported.length,
+      media,
     },
   };
 }

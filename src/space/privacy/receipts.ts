@@ -20,6 +20,8 @@ export interface ErasureCounts {
   kept_answers: number;
   /** Exports of the subject's data: their records and their files in R2. */
   exports: number;
+  /** Media files reserved under the subject or pointed to by its events: their rows and their objects in R2. */
+  media: number;
 }
 
 export const noCounts = (): ErasureCounts => ({
@@ -36,6 +38,7 @@ export const noCounts = (): ErasureCounts => ({
   served_contexts: 0,
   kept_answers: 0,
   exports: 0,
+  media: 0,
 });
 
 export interface UnsignedReceipt {

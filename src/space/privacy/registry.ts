@@ -92,6 +92,11 @@ export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
     "exports holding its profiles: deleted in the request (identity-cut.ts cutSubject), their files in R2 before the receipt (receipt-signer.ts)",
   ),
   export_profiles: subject("with their exports (identity-cut.ts cutSubject)"),
+  // Media
+  media: subject(
+    "files reserved under its profiles or pointed to by their events: `erased` in the request, type, hash and subject cleared (media/erasure.ts eraseMedia, from identity-cut.ts), their R2 objects and then rows deleted before the receipt (deleteErasedMedia)",
+  ),
+  media_references: subject("every reference to a file it erases, and its events' (media/erasure.ts eraseMedia)"),
   audit_log: nothing("who did what to which ids, when: ids only, never a handle or a text (src/audit/log.ts)"),
   // Replica of the control plane
   space_record: nothing("the space: id, name, tenant, project, region"),

@@ -1,0 +1,33 @@
+import { mediaKey } from "./keys";
+import { MediaCheck, namedMediaRefs } from "./references";
+import { markStored, mediaRecords } from "./reservations";
+
+/**
+ * What a batch's events may point to, read once before the batch (none for a batch without
+ * media). A presigned upload goes to R2 without this object: a reservation still `reserved` whose
+ * bytes R2 holds, at the reserved length and hash, is marked `stored` here when an event first
+ * points to it, and read again after that wait.
+ */
+export async function mediaCheckOf(
+  sql: SqlStorage,
+  files: R2Bucket,
+  space: string,
+  body: unknown,
+  clock: () => number,
+): Promise<MediaCheck> {
+  const refs = namedMediaRefs(body);
+  if (refs.length === 0) return MediaCheck.none;
+  const records = mediaRecords(sql, refs);
+  const waiting = [...records.values()].filter((record) => record.status === "reserved");
+  if (waiting.length === 0) return new MediaCheck(records);
+  const arrived = await Promise.all(
+    waiting.map(async (record) => {
+      const object = await files.head(mediaKey(space, record.mediaRef));
+      const sha256 = object?.checksums.sha256;
+      const hash = sha256 ? [...new Uint8Array(sha256)].map((byte) => byte.toString(16).padStart(2, "0")).join("") : null;
+      return object && object.size === record.sizeBytes && (hash === null || hash === record.sha256) ? [record.mediaRef] : [];
+    }),
+  );
+  markStored(sql, arrived.flat(), clock());
+  return new MediaCheck(mediaRecords(sql, refs));
+}
