@@ -29,12 +29,12 @@ export const UploadReservationInputSchema = z
     content_type: ContentTypeSchema,
     size_bytes: integer(1, MAX_MEDIA_BYTES).openapi({ description: "Exact length of the upload: 1 byte to 500 MB." }),
     sha256: Sha256Schema,
-    subject: IdentifierSchema.optional().openapi({
-      description:
-        "Whom the file is about (a handle; a profile is created for one the space does not know, as a link does). The file is stored under that subject: erasing the subject erases it even when no event points to it.",
-    }),
+    subject: IdentifierSchema.optional(),
   })
-  .openapi("UploadReservationInput");
+  .openapi("UploadReservationInput", {
+    description:
+      "`subject`, optional: whom the file is about, a handle (a profile is created for one the space does not know, as a link does). The file is stored under that subject: erasing the subject erases it even when no event points to it.",
+  });
 
 export type UploadReservationInput = z.infer<typeof UploadReservationInputSchema>;
 

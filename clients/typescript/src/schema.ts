@@ -6543,6 +6543,7 @@ export interface components {
              */
             expires_at: string;
         };
+        /** @description `subject`, optional: whom the file is about, a handle (a profile is created for one the space does not know, as a link does). The file is stored under that subject: erasing the subject erases it even when no event points to it. */
         UploadReservationInput: {
             /**
              * @description The media type the upload carries as `Content-Type`, exactly: `type/subtype`, token parameters allowed.
@@ -6553,7 +6554,7 @@ export interface components {
             size_bytes: number;
             /** @description SHA-256 of the bytes: 64 hex digits, lower case. */
             sha256: string;
-            subject?: components["schemas"]["Identifier"] & unknown;
+            subject?: components["schemas"]["Identifier"];
         };
         StoredMedia: {
             media_ref: string;
