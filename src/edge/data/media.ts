@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   MediaRefParamsSchema,
   type StoredMedia,
@@ -43,7 +43,14 @@ const uploadRoute = createRoute({
   description:
     "Under `npm run dev` and in tests, where local R2 has no S3 API, the `upload_url` of a reservation is this route, which holds an upload to R2's rules: every header of `upload_headers` with exactly its value (`X-Upload-Token`, signed and expiring with the reservation, authorizes it; never the source key), exactly `size_bytes` bytes hashing to `sha256`. The body is streamed into R2, never held. A refused upload stores nothing; a reservation takes one upload. In production `upload_url` is a presigned URL of R2 itself, and this route is `404`.",
   security: [{ uploadToken: [] }],
-  request: { params: MediaRefParamsSchema },
+  request: {
+    params: MediaRefParamsSchema,
+    body: {
+      description: "The bytes, exactly `size_bytes` of them, with the reserved `Content-Type`.",
+      content: { "*/*": { schema: z.string().openapi({ format: "binary" }) } },
+      required: true,
+    },
+  },
   responses: {
     200: { description: "The file, stored.", content: { "application/json": { schema: StoredMediaSchema } } },
     ...problems(401, 404, 409, 422, 500, 503),
