@@ -3195,7 +3195,12 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            /** @description The bytes, exactly `size_bytes` of them, with the reserved `Content-Type`. */
+            requestBody: {
+                content: {
+                    "*/*": string;
+                };
+            };
             responses: {
                 /** @description The file, stored. */
                 200: {
