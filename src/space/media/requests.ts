@@ -1,0 +1,44 @@
+import type { PresentedCredential } from "../../auth/credential";
+import { POLICIES } from "../../auth/policy";
+import { UploadReservationInputSchema } from "../../contract/media";
+import { type BodyInput, parseJsonBody } from "../../http/body";
+import { parseOrRefuse } from "../../http/issues";
+import { type Outcome, outcomeOf } from "../../http/problem";
+import { callerScope } from "../access";
+import type { SpaceRequests } from "../requests";
+import { completeUpload, type MediaRecord, reservationForUpload, reserveMedia } from "./reservations";
+
+/** The media routes of a space: reservations, and the development store's two steps (docs/api/media.md). */
+export class MediaRequests {
+  #space: SpaceRequests;
+
+  constructor(space: SpaceRequests) {
+    this.#space = space;
+  }
+
+  /** `POST /v1/media/uploads`: the reservation, under its subject if it names one; the edge signs where its bytes go. */
+  reserveMedia(credential: PresentedCredential, body: BodyInput): Promise<Outcome<MediaRecord>> {
+    const space = this.#space;
+    return space.admitted(
+      credential,
+      POLICIES.media,
+      (caller, now) => {
+        const input = parseOrRefuse(UploadReservationInputSchema, parseJsonBody(body));
+        const by = { reservedBy: callerScope(caller), sourceId: caller.source?.sourceId ?? null };
+        const share = space.replica().quotas.get("media_bytes")?.share ?? null;
+        return space.db.transaction(() => reserveMedia(space.sql, input, by, now, share));
+      },
+      "write",
+    );
+  }
+
+  /** The development store, before it streams an upload into R2 (the edge checked its token): the reservation, if it takes one. */
+  reservationForUpload(mediaRef: string): Promise<Outcome<MediaRecord>> {
+    return outcomeOf(() => reservationForUpload(this.#space.sql, mediaRef, this.#space.now()));
+  }
+
+  /** The development store, once R2 holds the bytes: the reservation is stored; a second upload that raced the first is `409`. */
+  uploadStored(mediaRef: string): Promise<Outcome<MediaRecord>> {
+    return outcomeOf(() => completeUpload(this.#space.sql, mediaRef, this.#space.now()));
+  }
+}

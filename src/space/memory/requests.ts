@@ -1,0 +1,144 @@
+import type { PresentedCredential } from "../../auth/credential";
+import { POLICIES } from "../../auth/policy";
+import type { BatchAnswer } from "../../contract/batch";
+import { type ContextAnswer, ContextInputSchema } from "../../contract/context";
+import {
+  type HistoryItem,
+  HistoryOpenInputSchema,
+  TimelineInputSchema,
+  type TimelinePage,
+  type TimelineQuery,
+} from "../../contract/history";
+import type { ContextUseQuery, ContextUseReport } from "../../contract/measurement";
+import { type ProfileSearchQuery, SearchInputSchema, type SearchPage } from "../../contract/search";
+import { type BodyInput, parseJsonBody } from "../../http/body";
+import { parseOrRefuse } from "../../http/issues";
+import type { Outcome } from "../../http/problem";
+import { viewerOf } from "../access";
+import { contextUseReport } from "../measurement/context-use";
+import type { SpaceRequests } from "../requests";
+import { searchProfile, searchSpace } from "../search/search";
+import { compileQueueLength } from "./compiler";
+import { contextOf, contextOfHandle } from "./context";
+import { ingestFeedback } from "./feedback";
+import { DEFAULT_HISTORY_TEXT_LEVEL, historyItem, openHistory, showsText } from "./history";
+import { timelineOf, timelineOfHandle, timelineRequest } from "./timeline";
+
+/** The routes that read a space's memory: context, search, history, timeline, and the feedback and use that measure it. */
+export class MemoryRequests {
+  #space: SpaceRequests;
+
+  constructor(space: SpaceRequests) {
+    this.#space = space;
+  }
+
+  readContext(credential: PresentedCredential, body: BodyInput): Promise<Outcome<ContextAnswer>> {
+    const space = this.#space;
+    return space.admitted(credential, POLICIES.context, (caller, now) => {
+      const input = parseOrRefuse(ContextInputSchema, parseJsonBody(body));
+      const read = { hot: space.hot, viewer: viewerOf(caller), knownEtag: input.known_etag, about: input.about, now };
+      return contextOfHandle(space.sql, input.handle, read);
+    });
+  }
+
+  profileContext(credential: PresentedCredential, profileId: string): Promise<Outcome<ContextAnswer>> {
+    const space = this.#space;
+    return space.admitted(credential, POLICIES.context, (caller, now) =>
+      contextOf(space.sql, profileId, { hot: space.hot, viewer: viewerOf(caller), now }),
+    );
+  }
+
+  /** `POST /v1/search` (a body) and `GET /v1/profiles/{id}/search` (a profile id and its query string). */
+  search(
+    credential: PresentedCredential,
+    request: { body: BodyInput } | { profileId: string; query: ProfileSearchQuery },
+  ): Promise<Outcome<SearchPage>> {
+    const space = this.#space;
+    return space.admitted(credential, POLICIES.search, (caller) => {
+      const viewer = viewerOf(caller);
+      if ("profileId" in request) {
+        const { profileId, query } = request;
+        return space.paged("search", query.cursor, "query.cursor", (cursor) =>
+          searchProfile(space.sql, profileId, { ...query, cursor }, viewer, space.searchTerms),
+        );
+      }
+      const input = parseOrRefuse(SearchInputSchema, parseJsonBody(request.body));
+      return space.paged("search", input.cursor, "cursor", (cursor) =>
+        searchSpace(space.sql, { ...input, cursor }, viewer, space.searchTerms),
+      );
+    });
+  }
+
+  /** `POST /v1/history/open`: text at the space's `history_text_level`, against the verification claimed (capped by the source's ceiling). */
+  openHistory(credential: PresentedCredential, body: BodyInput): Promise<Outcome<HistoryItem>> {
+    const space = this.#space;
+    return space.admitted(credential, POLICIES.context, (caller, now) => {
+      const { verification, ...input } = parseOrRefuse(HistoryOpenInputSchema, parseJsonBody(body));
+      const showText = showsText(verification, this.#textLevel(), caller.source?.verificationCeiling ?? null);
+      return openHistory(space.sql, input, { viewer: viewerOf(caller), showText, now });
+    });
+  }
+
+  /** `GET /v1/history/items/{item_id}`: no customer and no verification in the request, so read as `V0`. */
+  historyItem(credential: PresentedCredential, itemId: string): Promise<Outcome<HistoryItem>> {
+    const space = this.#space;
+    return space.admitted(credential, POLICIES.context, (caller, now) => {
+      const showText = showsText("V0", this.#textLevel(), null);
+      return historyItem(space.sql, itemId, { viewer: viewerOf(caller), showText, now });
+    });
+  }
+
+  readTimeline(credential: PresentedCredential, body: BodyInput): Promise<Outcome<TimelinePage>> {
+    const space = this.#space;
+    return space.admitted(credential, POLICIES.context, (caller) => {
+      const input = parseOrRefuse(TimelineInputSchema, parseJsonBody(body));
+      return space.paged("timeline", input.cursor, "cursor", (cursor) =>
+        timelineOfHandle(space.sql, input.handle, timelineRequest({ ...input, cursor }, "cursor", viewerOf(caller))),
+      );
+    });
+  }
+
+  profileTimeline(credential: PresentedCredential, profileId: string, query: TimelineQuery): Promise<Outcome<TimelinePage>> {
+    const space = this.#space;
+    return space.admitted(credential, POLICIES.context, (caller) => {
+      const channels = query.channels?.split(",");
+      return space.paged("timeline", query.cursor, "query.cursor", (cursor) =>
+        timelineOf(space.sql, profileId, timelineRequest({ ...query, channels, cursor }, "query.cursor", viewerOf(caller))),
+      );
+    });
+  }
+
+  giveFeedback(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
+    const space = this.#space;
+    return space.admitted(
+      credential,
+      POLICIES.feedback,
+      ({ principal }, now) => {
+        const giver =
+          principal.kind === "key"
+            ? { sourceId: principal.sourceId, keyId: principal.keyId, test: principal.mode === "test" }
+            : { sourceId: `person:${principal.personId}`, keyId: `person:${principal.personId}`, test: false };
+        const answer = ingestFeedback(space.intake, giver, parseJsonBody(body), now);
+        space.limits.eventsAccepted(answer.accepted, now);
+        return answer;
+      },
+      "events",
+    );
+  }
+
+  contextUse(credential: PresentedCredential, query: ContextUseQuery): Promise<Outcome<ContextUseReport>> {
+    return this.#space.admitted(credential, POLICIES.measurement, (_caller, now) =>
+      contextUseReport(this.#space.sql, query, now),
+    );
+  }
+
+  /** What the hot tier holds against its budget, and what waits for the compiler (operators, the benchmark). */
+  memoryStats(): { hot_tier_bytes: number; hot_tier_budget_bytes: number; compile_queue: number } {
+    const { hot, sql } = this.#space;
+    return { hot_tier_bytes: hot.bytes, hot_tier_budget_bytes: hot.budgetBytes, compile_queue: compileQueueLength(sql) };
+  }
+
+  #textLevel() {
+    return this.#space.replica().config.values.history_text_level ?? DEFAULT_HISTORY_TEXT_LEVEL;
+  }
+}
