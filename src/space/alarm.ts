@@ -3,6 +3,7 @@ import { EXPORT_LEASE_MS } from "./exports/jobs";
 import { foldSightings } from "./identity/handle-store";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
 import { writeServedContexts } from "./measurement/served-contexts";
+import { holdExpiry } from "./media/expiry";
 import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
 import { noSubjects } from "./memory/derivations";
 import { foldPlacements } from "./memory/session-events";
@@ -25,6 +26,8 @@ export interface TimerEffects {
   sign: string[];
   /** Profiles whose events retention erased: the hot tier loads them again. */
   retained: string[];
+  /** Expired media reservations, by `media_ref`: the object looks for their bytes in R2 after the round (`media/expiry.ts`). */
+  mediaExpired: string[];
 }
 
 /** What a round of timers is told besides the time. */
@@ -46,6 +49,7 @@ export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerE
     exports: due.filter((timer) => timer.kind === "export.run").map((timer) => timer.key),
     sign: [],
     retained: [],
+    mediaExpired: [],
   };
   const jobRunning = due.some((timer) => timer.kind === "suggestions.run");
   // Close timers are read and written together: each session is read through the session inbox.
@@ -110,6 +114,10 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       // The object signs after the round; until its signature is stored, the timer stays.
       retrySigning(sql, timer, now);
       effects.sign.push(timer.key);
+      break;
+    case "media.expiry":
+      holdExpiry(sql, timer.key, now);
+      effects.mediaExpired.push(timer.key);
       break;
     case "retention.run":
       effects.retained.push(...continueRetention(sql, timer.payload as RetentionJob | null, now, stopwatch));

@@ -154,6 +154,7 @@ export class SpaceObject extends DurableObject<Env> {
       // Not awaited: the calls run beside the alarm and write their outcome when they settle.
       if (effects.summarize && model !== null) this.#modelStep.start(this.#stepHost, model, now);
       for (const exportId of effects.exports) await this.exportJobs.step(exportId);
+      if (effects.mediaExpired.length > 0) await this.#media.settleExpired(effects.mediaExpired);
       const next = nextDueAt(this.#sql);
       const more = next !== null && next <= this.clock.now();
       if (!more || round >= ALARM_ROUNDS || performance.now() - started >= ALARM_BUDGET_MS) break;

@@ -1,6 +1,6 @@
 /**
  * Every timed effect of a space is a row here (DESIGN §4): session closes, promise due dates,
- * suggestion jobs, the search reindex, model summaries, exports, erasures and retention. The object keeps one alarm at the earliest due row, and its alarm handler
+ * suggestion jobs, the search reindex, model summaries, exports, erasures, retention and expired media reservations. The object keeps one alarm at the earliest due row, and its alarm handler
  * runs what is due, so a timer survives restarts and fires once.
  */
 export type TimerKind =
@@ -15,7 +15,8 @@ export type TimerKind =
   | "export.run"
   | "forget.run"
   | "forget.sign"
-  | "retention.run";
+  | "retention.run"
+  | "media.expiry";
 
 export interface Timer {
   kind: TimerKind;

@@ -1,4 +1,4 @@
-import { mediaKey } from "./keys";
+import { arrivedInR2 } from "./arrivals";
 import { MediaCheck, namedMediaRefs } from "./references";
 import { markStored, mediaRecords } from "./reservations";
 
@@ -20,14 +20,6 @@ export async function mediaCheckOf(
   const records = mediaRecords(sql, refs);
   const waiting = [...records.values()].filter((record) => record.status === "reserved");
   if (waiting.length === 0) return new MediaCheck(records);
-  const arrived = await Promise.all(
-    waiting.map(async (record) => {
-      const object = await files.head(mediaKey(space, record.mediaRef));
-      const sha256 = object?.checksums.sha256;
-      const hash = sha256 ? [...new Uint8Array(sha256)].map((byte) => byte.toString(16).padStart(2, "0")).join("") : null;
-      return object && object.size === record.sizeBytes && (hash === null || hash === record.sha256) ? [record.mediaRef] : [];
-    }),
-  );
-  markStored(sql, arrived.flat(), clock());
+  markStored(sql, await arrivedInR2(files, space, waiting), clock());
   return new MediaCheck(mediaRecords(sql, refs));
 }

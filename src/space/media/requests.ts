@@ -6,6 +6,9 @@ import { parseOrRefuse } from "../../http/issues";
 import { type Outcome, outcomeOf } from "../../http/problem";
 import { callerScope } from "../access";
 import type { SpaceRequests } from "../requests";
+import { arrivedInR2 } from "./arrivals";
+import { scheduleExpiry, settleExpired, stillReserved } from "./expiry";
+import { mediaKey } from "./keys";
 import { completeUpload, type MediaRecord, reservationForUpload, reserveMedia } from "./reservations";
 
 /** The media routes of a space: reservations, and the development store's two steps (docs/api/media.md). */
@@ -26,10 +29,25 @@ export class MediaRequests {
         const input = parseOrRefuse(UploadReservationInputSchema, parseJsonBody(body));
         const by = { reservedBy: callerScope(caller), sourceId: caller.source?.sourceId ?? null };
         const share = space.replica().quotas.get("media_bytes")?.share ?? null;
-        return space.db.transaction(() => reserveMedia(space.sql, input, by, now, share));
+        return space.db.transaction(() => {
+          const record = reserveMedia(space.sql, input, by, now, share);
+          scheduleExpiry(space.sql, record);
+          return record;
+        });
       },
       "write",
     );
+  }
+
+  /** Expired reservations (their timers fired): stored if R2 holds their bytes, else deleted (`expiry.ts`). */
+  async settleExpired(refs: readonly string[]): Promise<void> {
+    const space = this.#space;
+    const waiting = stillReserved(space.sql, refs);
+    const arrived = new Set(await arrivedInR2(space.env.FILES, space.spaceName(), waiting));
+    // Bytes R2 would not have taken for the reservation (another length or hash) go with it.
+    const refused = waiting.filter((record) => !arrived.has(record.mediaRef));
+    if (refused.length > 0) await space.env.FILES.delete(refused.map((record) => mediaKey(space.spaceName(), record.mediaRef)));
+    space.db.transaction(() => settleExpired(space.sql, refs, arrived, space.now()));
   }
 
   /** The development store, before it streams an upload into R2 (the edge checked its token): the reservation, if it takes one. */
