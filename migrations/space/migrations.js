@@ -27,6 +27,7 @@ import m0025 from "./0025_quotas_and_rate_limits.sql";
 import m0026 from "./0026_audit_and_exports.sql";
 import m0027 from "./0027_erasures.sql";
 import m0028 from "./0028_media.sql";
+import m0029 from "./0029_imports.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -61,5 +62,6 @@ export default {
     m0026,
     m0027,
     m0028,
+    m0029,
   },
 };

@@ -46,6 +46,9 @@ export const POLICIES = {
   // Anyone may verify a receipt: any valid key, any person of the tenant (DESIGN 3.2).
   receiptKey: { scopes: SCOPES, roles: ROLES },
   media: { scopes: ["track"], roles: ["integration"] },
+  // An import's rows are a source's items, as a batch's: sending a file takes a key (docs/api/imports.md).
+  importFile: { scopes: ["track"] },
+  importRead: { scopes: ["track"], roles: ["integration"] },
   // Control API (DESIGN 3.3)
   me: { roles: ROLES },
   people: { roles: ["admin"] },

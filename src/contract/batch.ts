@@ -249,7 +249,7 @@ export const BatchRequestSchema = z
   .strictObject({ items: z.array(BatchItemSchema).min(1).max(MAX_BATCH_ITEMS) })
   .openapi("BatchRequest");
 
-const ITEM_CODES = [...(Object.keys(CATALOG) as (keyof typeof CATALOG)[]), "too_large"] as const;
+export const ITEM_CODES = [...(Object.keys(CATALOG) as (keyof typeof CATALOG)[]), "too_large"] as const;
 
 export const ItemErrorSchema = z.object({
   index: integer(0),

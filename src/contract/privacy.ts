@@ -28,6 +28,7 @@ export const ErasureCountsSchema = z
     kept_answers: count("Kept `Idempotency-Key` answers that held the subject's data."),
     exports: count("Exports of the subject's data: their records and their files."),
     media: count("Media files reserved under the subject or pointed to by its events: their records and their files."),
+    import_rows: count("Records of file imports that were stored as the subject's items: the import's note of them."),
   })
   .openapi("ErasureCounts");
 

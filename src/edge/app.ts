@@ -19,6 +19,7 @@ import { exportRoutes } from "./data/exports";
 import { feedbackRoutes } from "./data/feedback";
 import { historyRoutes } from "./data/history";
 import { identityRoutes } from "./data/identity";
+import { importRoutes } from "./data/imports";
 import { mcpReference, mcpRoutes } from "./data/mcp";
 import { measurementRoutes } from "./data/measurement";
 import { mediaRoutes } from "./data/media";
@@ -51,7 +52,8 @@ const dataApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })
   .route("/", exportRoutes)
   .route("/", auditRoutes)
   .route("/", privacyRoutes)
-  .route("/", mediaRoutes);
+  .route("/", mediaRoutes)
+  .route("/", importRoutes);
 
 /** Control API, mounted at `/control` (host `control.<BASE_HOST>` is rewritten to it). */
 const controlApi = new OpenAPIHono<AppEnv>({ defaultHook: invalidInput })

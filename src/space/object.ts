@@ -21,6 +21,9 @@ import { BACKLOG_SESSIONS, CompilePacing } from "./compile-pacing";
 import { ExportJobs } from "./exports/jobs";
 import { ExportRequests } from "./exports/requests";
 import { IdentityRequests } from "./identity/requests";
+import type { ImportChunk } from "./imports/chunks";
+import type { ImportRequest } from "./imports/request";
+import { ImportRequests } from "./imports/requests";
 import { ingestBatch, openIntake } from "./intake";
 import { Limits, type SpaceUsage } from "./limits/limits";
 import { mediaCheckOf } from "./media/batch-media";
@@ -85,6 +88,7 @@ export class SpaceObject extends DurableObject<Env> {
   #privacy: PrivacyRequests;
   #exports: ExportRequests;
   #media: MediaRequests;
+  #imports: ImportRequests;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -116,6 +120,7 @@ export class SpaceObject extends DurableObject<Env> {
     this.#privacy = new PrivacyRequests(this.#space);
     this.#exports = new ExportRequests(this.#space, this.exportJobs);
     this.#media = new MediaRequests(this.#space);
+    this.#imports = new ImportRequests(this.#space, () => this.#pacing.wrote());
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.#db, migrations);
       this.#replica = loadReplica(this.#db);
@@ -358,6 +363,36 @@ export class SpaceObject extends DurableObject<Env> {
 
   async uploadStored(mediaRef: string) {
     return this.#media.uploadStored(mediaRef);
+  }
+
+  // File imports (docs/api/imports.md): the edge's calls, then the queue reader's
+
+  async receiveImport(credential: PresentedCredential, request: ImportRequest) {
+    return this.#imports.receiveImport(credential, request);
+  }
+
+  async importReceived(importId: string, file: { sha256: string; sizeBytes: number } | null) {
+    return this.#imports.importReceived(importId, file);
+  }
+
+  async importUpload(credential: PresentedCredential, request: ImportRequest, mediaRef: string) {
+    return this.#imports.importUpload(credential, request, mediaRef);
+  }
+
+  async readImport(credential: PresentedCredential, importId: string) {
+    return this.#imports.readImport(credential, importId);
+  }
+
+  async startImport(importId: string) {
+    return this.#imports.startImport(importId);
+  }
+
+  async importChunk(importId: string, chunk: ImportChunk) {
+    return this.#imports.importChunk(importId, chunk);
+  }
+
+  async endImport(importId: string, end: { at: number; failure: string | null }) {
+    return this.#imports.endImport(importId, end);
   }
 
   /** The model that summarizes sessions: a binding and a model named in the space's config, else null. */

@@ -3,6 +3,7 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 export { auditLog } from "../audit/schema";
 export * from "./exports/schema";
 export * from "./identity/schema";
+export * from "./imports/schema";
 export * from "./limits/schema";
 export * from "./measurement/schema";
 export * from "./media/schema";

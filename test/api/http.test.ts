@@ -192,6 +192,8 @@ describe("OpenAPI 3.1 and the reference page", () => {
       "/v1/measurement/context-use": ["get"],
       "/v1/media/uploads": ["post"],
       "/v1/media/uploads/{media_ref}": ["put"],
+      "/v1/ingest/files": ["post"],
+      "/v1/ingest/files/{import_id}": ["get"],
       "/v1/ops/memory": ["get"],
       "/v1/exports": ["post"],
       "/v1/exports/{export_id}": ["get"],

@@ -1,5 +1,6 @@
 import { deleteExports, exportsHolding } from "../exports/records";
 import { membersOf } from "../identity/profiles";
+import { eraseImportRows } from "../imports/erasure";
 import { eraseMedia } from "../media/erasure";
 import type { ErasureCounts } from "./receipts";
 
@@ -70,6 +71,7 @@ export function cutSubject(
   // Media under the subject or pointed to by its events: erased now (no event reaches them, no
   // upload goes in), their objects in R2 before the receipt (`deleteErasedMedia`).
   const media = eraseMedia(sql, subject.members);
+  const importRows = eraseImportRows(sql, subject.members);
   return {
     met,
     files: exported.map(({ objectKey, uploadId }) => ({ objectKey, uploadId })),
@@ -82,6 +84,7 @@ export function cutSubject(
       memory_items: memory,
       exports: exported.length,
       media,
+      import_rows: importRows,
     },
   };
 }

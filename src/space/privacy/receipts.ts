@@ -22,6 +22,8 @@ export interface ErasureCounts {
   exports: number;
   /** Media files reserved under the subject or pointed to by its events: their rows and their objects in R2. */
   media: number;
+  /** Records of file imports stored as the subject's items. */
+  import_rows: number;
 }
 
 export const noCounts = (): ErasureCounts => ({
@@ -39,6 +41,7 @@ export const noCounts = (): ErasureCounts => ({
   kept_answers: 0,
   exports: 0,
   media: 0,
+  import_rows: 0,
 });
 
 export interface UnsignedReceipt {

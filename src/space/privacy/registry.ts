@@ -97,6 +97,10 @@ export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
     "files reserved under its profiles or pointed to by their events: `erased` in the request, type, hash and subject cleared (media/erasure.ts eraseMedia, from identity-cut.ts), their R2 objects and then rows deleted before the receipt (deleteErasedMedia)",
   ),
   media_references: subject("every reference to a file it erases, and its events' (media/erasure.ts eraseMedia)"),
+  // Imports
+  imports: nothing("file imports: ids, R2 keys, column-free status, counts and offsets; never a value of the file"),
+  import_errors: nothing("row numbers, codes and details that name fields and rules, never a value (imports/records.ts)"),
+  import_rows: subject("deleted by profile in the request (imports/erasure.ts eraseImportRows, from identity-cut.ts)"),
   audit_log: nothing("who did what to which ids, when: ids only, never a handle or a text (src/audit/log.ts)"),
   // Replica of the control plane
   space_record: nothing("the space: id, name, tenant, project, region"),

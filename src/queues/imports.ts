@@ -1,0 +1,91 @@
+import type { Env } from "../env";
+import { unwrap } from "../http/problem";
+import { spaceObject } from "../space/address";
+import { CHUNK_RECORDS, type ImportRecord } from "../space/imports/chunks";
+import { type FileEntry, fileEntries, MAX_RECORD_BYTES, readCsvLayout } from "../space/imports/file-records";
+import { FileRefusal } from "../space/imports/file-refusal";
+import type { ImportOffset } from "../space/imports/records";
+
+/** Text per call into the space, at most (plus one record). */
+const CHUNK_BYTES = 4 * MAX_RECORD_BYTES;
+
+/** How long one delivery reads before it hands the rest to a new message (a consumer's wall time is 15 minutes). */
+export const READ_BUDGET_MS = 10 * 60 * 1000;
+
+/** What a reading came to: the import ended (or was never this reader's to read), or the rest is left to a new message. */
+export type ReadOutcome = "ended" | "continue";
+
+export interface ReadOptions {
+  /** Where the file is read from: the bucket, or a stand-in for it (tests break it midway). */
+  files: Pick<R2Bucket, "get">;
+  budgetMs: number;
+  clock: () => number;
+}
+
+/**
+ * Reads an import's file (docs/api/imports.md "How an import runs"): takes the import from the
+ * space (`startImport`: where its reading stands), streams the file from R2 from that offset and
+ * hands it to the space in chunks (`importChunk`), each stored with the offset after it. A reader
+ * that dies leaves the offset of its last chunk; the next delivery of the message goes on from
+ * there. Two readers of one import (a redelivery beside a slow first) cannot both store a chunk:
+ * the space stores only one that starts where the import stands, and the reader refused stops.
+ */
+export async function readImport(env: Env, space: string, importId: string, options: ReadOptions): Promise<ReadOutcome> {
+  const started = options.clock();
+  const stub = spaceObject(env, space);
+  const plan = unwrap(await stub.startImport(importId));
+  if (!plan) return "ended";
+  let at: ImportOffset = plan.offset;
+  const fail = async (reason: string) => {
+    unwrap(await stub.endImport(importId, { at: at.byte, failure: reason }));
+    return "ended" as const;
+  };
+  try {
+    const layout = plan.format === "csv" && at.byte > 0 ? await csvLayoutOf(options.files, plan.objectKey) : null;
+    if (layout === undefined) return await fail("file_missing: the file is no longer stored");
+    const object = await options.files.get(plan.objectKey, at.byte > 0 ? { range: { offset: at.byte } } : undefined);
+    if (!object || !("body" in object)) return await fail("file_missing: the file is no longer stored");
+    const entries = fileEntries(object.body, { ...plan, offset: at, layout });
+    let records: ImportRecord[] = [];
+    let bytes = 0;
+    let reached = at;
+    const send = async () => {
+      const stored = unwrap(await stub.importChunk(importId, { from: at.byte, records, to: reached }));
+      records = [];
+      bytes = 0;
+      at = reached;
+      return stored;
+    };
+    try {
+      for await (const entry of entries) {
+        reached = { byte: entry.end, record: entry.row };
+        if (isBlank(entry)) continue;
+        records.push(entry);
+        bytes += "text" in entry ? entry.text.length : 0;
+        if (records.length < CHUNK_RECORDS && bytes < CHUNK_BYTES) continue;
+        if ((await send()).stale) return "ended";
+        if (options.clock() - started >= options.budgetMs) return "continue";
+      }
+      if (records.length > 0 || reached.byte !== at.byte) {
+        if ((await send()).stale) return "ended";
+      }
+    } finally {
+      await entries.return();
+      await object.body.cancel().catch(() => undefined);
+    }
+    unwrap(await stub.endImport(importId, { at: at.byte, failure: null }));
+    return "ended";
+  } catch (error) {
+    if (error instanceof FileRefusal) return await fail(error.reason);
+    throw error;
+  }
+}
+
+const isBlank = (entry: FileEntry): entry is Extract<FileEntry, { blank: true }> => "blank" in entry;
+
+/** The header of a CSV whose reading resumes past it; undefined when the file is gone. */
+async function csvLayoutOf(files: Pick<R2Bucket, "get">, key: string) {
+  const object = await files.get(key);
+  if (!object || !("body" in object)) return undefined;
+  return readCsvLayout(object.body);
+}

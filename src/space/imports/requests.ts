@@ -1,0 +1,161 @@
+import type { PresentedCredential } from "../../auth/credential";
+import { POLICIES } from "../../auth/policy";
+import type { ImportStatus } from "../../contract/imports";
+import { type Outcome, outcomeOf } from "../../http/problem";
+import { importMessage } from "../../queues/messages";
+import type { Caller } from "../access";
+import { mediaCheckOf } from "../media/batch-media";
+import { MediaCheck } from "../media/references";
+import type { SpaceRequests } from "../requests";
+import { CHUNK_RECORDS, type ImportChunk, ingestChunk } from "./chunks";
+import { importerOf, KEY_GONE } from "./importer";
+import {
+  dropReceiving,
+  endImport,
+  fileReceived,
+  type ImportPlan,
+  importUpload,
+  planOf,
+  receiveFile,
+  requireImport,
+  startReading,
+  statusOf,
+} from "./records";
+import { checkedBodyImport, checkedUploadImport, type ImportRequest } from "./request";
+import { uploadToImport } from "./uploads";
+
+/** An import waiting for its file: where the edge streams it. */
+export interface ReceivingImport {
+  importId: string;
+  objectKey: string;
+}
+
+/**
+ * The file import routes of a space and the queue reader's calls (docs/api/imports.md): the edge
+ * and the reader hold the bytes, the space holds the import's state and stores its records.
+ */
+export class ImportRequests {
+  #space: SpaceRequests;
+  /** Tells the compiler's pacing that events were written (as a batch does). */
+  #wrote: () => void;
+
+  constructor(space: SpaceRequests, wrote: () => void) {
+    this.#space = space;
+    this.#wrote = wrote;
+  }
+
+  /**
+   * `POST /v1/ingest/files` with the file as its body: admitted, then the request's form checked,
+   * then an import that waits for the edge to stream the file to R2.
+   */
+  receiveImport(credential: PresentedCredential, request: ImportRequest): Promise<Outcome<ReceivingImport>> {
+    const space = this.#space;
+    return space.admitted(
+      credential,
+      POLICIES.importFile,
+      (caller, now) => {
+        const format = checkedBodyImport(request);
+        const row = receiveFile(space.sql, space.spaceName(), format, keyIdOf(caller), now);
+        return { importId: row.import_id, objectKey: row.object_key };
+      },
+      "write",
+    );
+  }
+
+  /** The edge stored the file whole: queued, and its message sent; or it never arrived whole (null). */
+  async importReceived(importId: string, file: { sha256: string; sizeBytes: number } | null): Promise<void> {
+    const space = this.#space;
+    if (file === null) return dropReceiving(space.sql, importId);
+    fileReceived(space.sql, importId, file);
+    await space.env.IMPORTS.send(importMessage(space.spaceName(), importId));
+  }
+
+  /** `POST /v1/ingest/files?media_ref=`: a stored upload, queued for import. */
+  async importUpload(credential: PresentedCredential, request: ImportRequest, mediaRef: string): Promise<Outcome<string>> {
+    const space = this.#space;
+    const created = await space.admitted(
+      credential,
+      POLICIES.importFile,
+      async (caller, now) => {
+        const format = checkedUploadImport(request);
+        const file = await uploadToImport(space.sql, space.env.FILES, space.spaceName(), { mediaRef, format }, space.now);
+        return importUpload(space.sql, file, format, keyIdOf(caller), now).import_id;
+      },
+      "write",
+    );
+    if (created.ok) await space.env.IMPORTS.send(importMessage(space.spaceName(), created.value));
+    return created;
+  }
+
+  /** `GET /v1/ingest/files/{import_id}`. */
+  readImport(credential: PresentedCredential, importId: string): Promise<Outcome<ImportStatus>> {
+    const sql = this.#space.sql;
+    return this.#space.admitted(credential, POLICIES.importRead, () => statusOf(sql, requireImport(sql, importId)));
+  }
+
+  /** The reader takes an import (`src/queues/imports.ts`): where its reading stands, or null when there is nothing to read. */
+  startImport(importId: string): Promise<Outcome<ImportPlan | null>> {
+    const space = this.#space;
+    return outcomeOf(() => {
+      const now = space.now();
+      const row = startReading(space.sql, importId, now);
+      if (!row) return null;
+      if (importerOf(space.replica(), row.key_id, now)) return planOf(row);
+      endImport(space.sql, importId, { at: row.offset_byte, failure: KEY_GONE }, now);
+      return null;
+    });
+  }
+
+  /** A chunk of an import's file, stored as a batch is, with the import's offset (`chunks.ts`); other requests go between its slices. */
+  importChunk(importId: string, chunk: ImportChunk): Promise<Outcome<{ stale: boolean }>> {
+    const space = this.#space;
+    return outcomeOf(async () => {
+      const now = space.now();
+      const row = requireImport(space.sql, importId);
+      const caller = importerOf(space.replica(), row.key_id, now);
+      if (!caller) {
+        endImport(space.sql, importId, { at: row.offset_byte, failure: KEY_GONE }, now);
+        return { stale: true };
+      }
+      const texts = chunk.records.flatMap((record) => ("text" in record ? [record.text] : []));
+      const media = texts.some((text) => text.includes('"media_ref"'))
+        ? await mediaCheckOf(space.sql, space.env.FILES, space.spaceName(), { items: texts.map(parsedOrNull) }, () => now)
+        : MediaCheck.none;
+      const context = { intake: space.intake, caller, importId, now, config: space.replica().config.values, media };
+      const slices = ingestChunk(context, chunk, Math.min(CHUNK_RECORDS, space.batchPacing.chunkItems(performance.now())));
+      for (let step = slices.next(); ; step = slices.next()) {
+        if (step.done) {
+          this.#wrote();
+          space.limits.eventsAccepted(step.value.accepted, now);
+          await space.armAlarm();
+          return { stale: step.value.stale };
+        }
+        // Committed: the next read sees these events in `live`.
+        space.hot.add(step.value.added);
+        space.hot.close(step.value.closed);
+        await scheduler.wait(0);
+      }
+    });
+  }
+
+  /** The reader reached the file's end at byte `at` (completed), or stops with a `failure`; the import's own file leaves R2. */
+  endImport(importId: string, end: { at: number; failure: string | null }): Promise<Outcome<null>> {
+    const space = this.#space;
+    return outcomeOf(async () => {
+      const ended = endImport(space.sql, importId, end, space.now());
+      if (ended?.own_file) await space.env.FILES.delete(ended.object_key);
+      return null;
+    });
+  }
+}
+
+const keyIdOf = (caller: Caller) => (caller.principal.kind === "key" ? caller.principal.keyId : "");
+
+/** A record's item for the media check, which reads references before items are checked. */
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

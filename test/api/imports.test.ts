@@ -1,0 +1,301 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { ImportCreatedSchema } from "../../src/contract/imports";
+import { importKey } from "../../src/space/imports/keys";
+import { expectProblem, lookup, personToken, query } from "../support/identity";
+import { CSV, deliver, finished, imported, importStatus, NDJSON, sendFile } from "../support/imports";
+import { reserve, upload } from "../support/media";
+import { forgotten } from "../support/privacy";
+import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
+
+const lines = (items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join("\n")}\n`;
+
+async function itemCount(space: Space): Promise<number> {
+  return (await query<{ n: number }>(space, "SELECT count(*) AS n FROM items"))[0]?.n ?? 0;
+}
+
+async function storedFiles(space: Space): Promise<string[]> {
+  const listed = await env.FILES.list({ prefix: `spaces/${space.name}/imports/` });
+  return listed.objects.map((object) => object.key);
+}
+
+describe("POST /v1/ingest/files: NDJSON backfills history", () => {
+  it("answers 202 with an import_id, queued, then stores every line as a batch item, and the file leaves R2", async () => {
+    const space = await createSpace();
+    const response = await sendFile(space, lines([message(), message(), message()]), NDJSON);
+    const { import_id } = ImportCreatedSchema.parse(await json(response, 202));
+    const queued = await importStatus(space, import_id);
+    expect(queued).toMatchObject({ status: "queued", records: 0, accepted: 0, completed_at: null, reason: null });
+    expect(await storedFiles(space)).toEqual([importKey(space.name, import_id)]);
+    const status = await finished(space, import_id);
+    expect(status).toMatchObject({ status: "completed", records: 3, accepted: 3, duplicates: 0, rejected: 0, errors: [] });
+    expect(status.completed_at).not.toBeNull();
+    expect(await itemCount(space)).toBe(3);
+    expect(await storedFiles(space)).toEqual([]);
+  });
+
+  it("rejects bad lines by line number as a batch rejects items, skips blank lines, and stores the good ones", async () => {
+    const space = await createSpace({ scopes: ["track"] });
+    const body = [
+      JSON.stringify(message()),
+      "{not json",
+      "",
+      JSON.stringify({ type: "event" }),
+      JSON.stringify({
+        type: "identify",
+        idempotency_key: "i-1",
+        method: "crm",
+        handles: [
+          { type: "email", value: "a@example.com" },
+          { type: "crm_id", value: "1" },
+        ],
+      }),
+      JSON.stringify(message()),
+      "   ",
+    ].join("\r\n");
+    const status = await finished(space, await imported(space, body, NDJSON));
+    expect(status).toMatchObject({ status: "completed", records: 5, accepted: 2, rejected: 3 });
+    expect(status.errors.map((error) => [error.row, error.code])).toEqual([
+      [2, "invalid_input"],
+      [4, "invalid_input"],
+      [5, "scope_missing"],
+    ]);
+    expect(status.errors[0]?.detail).toBe("line: not_json");
+  });
+
+  it("counts a line whose idempotency_key is stored already as a duplicate, as a batch does", async () => {
+    const space = await createSpace();
+    const first = message();
+    expect(await json(await batch(space, [first]), 200)).toMatchObject({ accepted: 1 });
+    const status = await finished(space, await imported(space, lines([first, first, message()]), NDJSON));
+    expect(status).toMatchObject({ status: "completed", records: 3, accepted: 1, duplicates: 2 });
+    expect(await itemCount(space)).toBe(2);
+  });
+
+  it("keeps the first 100 row errors of many, by row, and counts them all", async () => {
+    const space = await createSpace();
+    const body = Array.from({ length: 150 }, (_, index) => (index % 3 === 0 ? JSON.stringify(message()) : "nope")).join("\n");
+    const status = await finished(space, await imported(space, body, NDJSON));
+    expect(status).toMatchObject({ records: 150, accepted: 50, rejected: 100 });
+    const more = await finished(space, await imported(space, `${body}\n${"x\n".repeat(60)}`, NDJSON));
+    expect(more).toMatchObject({ records: 210, accepted: 0, duplicates: 50, rejected: 160 });
+    expect(more.errors).toHaveLength(100);
+    expect(more.errors.map((error) => error.row)).toEqual(
+      Array.from({ length: 150 }, (_, index) => index + 1)
+        .filter((row) => (row - 1) % 3 !== 0)
+        .concat(Array.from({ length: 60 }, (_, index) => 151 + index))
+        .slice(0, 100),
+    );
+  });
+});
+
+describe("POST /v1/ingest/files: CSV seeds identity", () => {
+  it("makes each record an identify item (system_import) that links its handles, with every header form", async () => {
+    const space = await createSpace();
+    const csv = [
+      "\ufeffemail,phone_e164,phone_e164_2,crm_id,crm_id_scope,subject_kind,occurred_at,idempotency_key",
+      'ada@example.com,+15555550110,"+1 555 555 0111",C-1,eu,person,2026-01-02T03:04:05Z,row-1',
+      '"Bob@Example.com",+15555550120,,"C,2",eu,,,',
+    ].join("\r\n");
+    const status = await finished(space, await imported(space, csv, CSV));
+    expect(status).toMatchObject({ status: "completed", records: 2, accepted: 2, rejected: 0 });
+    const ada = await lookup(space, { type: "phone_e164", value: "+15555550111" });
+    const types = ada.identifiers.map((identifier) => identifier.type).sort();
+    expect(types).toEqual(["crm_id", "email", "phone_e164", "phone_e164"]);
+    const bob = await lookup(space, { type: "crm_id", value: "C,2", scope: "eu" });
+    expect(bob.profile_id).toBe((await lookup(space, { type: "email", value: "bob@example.com" })).profile_id);
+    const stored = await query<{ body: string }>(space, "SELECT body FROM items ORDER BY seq");
+    expect(stored.map((row) => JSON.parse(row.body).method)).toEqual(["system_import", "system_import"]);
+    expect(JSON.parse(stored[0]?.body ?? "{}").idempotency_key).toBe("row-1");
+  });
+
+  it("stores nothing twice when the same file is imported again (keys derived from the file and the record)", async () => {
+    const space = await createSpace();
+    const csv = "email,crm_id\na@example.com,1\nb@example.com,2\na@example.com,1\n";
+    const first = await finished(space, await imported(space, csv, CSV));
+    expect(first).toMatchObject({ records: 3, accepted: 2, duplicates: 1 });
+    const again = await finished(space, await imported(space, csv, CSV));
+    expect(again).toMatchObject({ status: "completed", records: 3, accepted: 0, duplicates: 3 });
+    expect(await itemCount(space)).toBe(2);
+  });
+
+  it("rejects records by row, never naming a value: a bad phone, one handle only, the wrong width, a stray quote", async () => {
+    const space = await createSpace();
+    const csv =
+      'phone_e164,email\n+15555550130,c@example.com\nnot-a-phone,d@example.com\n+15555550131,\n+1555,e@x.com,extra\nx"y,f@example.com\n';
+    const status = await finished(space, await imported(space, csv, CSV));
+    expect(status).toMatchObject({ records: 5, accepted: 1, rejected: 4 });
+    expect(status.errors.map((error) => [error.row, error.code])).toEqual([
+      [2, "invalid_input"],
+      [3, "invalid_input"],
+      [4, "invalid_input"],
+      [5, "invalid_input"],
+    ]);
+    expect(JSON.stringify(status)).not.toMatch(/not-a-phone|example\.com|1555|x"y/);
+  });
+
+  it("applies the key's scopes: a key without identify has every record rejected scope_missing", async () => {
+    const space = await createSpace({ scopes: ["track"] });
+    const status = await finished(space, await imported(space, "email,crm_id\na@example.com,1\n", CSV));
+    expect(status).toMatchObject({ status: "completed", accepted: 0, rejected: 1, errors: [{ row: 1, code: "scope_missing" }] });
+  });
+
+  it("ends failed with a reason when the file is not what it claims: no handle column, binary, broken UTF-8", async () => {
+    const space = await createSpace();
+    const cases: [BodyInit, string, RegExp][] = [
+      ["idempotency_key,occurred_at\nk,2026-01-01T00:00:00Z\n", CSV, /^header: no handle column$/],
+      [new Uint8Array([0x65, 0x6d, 0x61, 0x69, 0x6c, 0x0a, 0x00, 0x01]), CSV, /^binary/],
+      [
+        new Uint8Array([...new TextEncoder().encode(`${JSON.stringify(message())}\n`), 0xff, 0xfe, 0x0a]),
+        NDJSON,
+        /^not_utf8: record 2/,
+      ],
+    ];
+    for (const [body, type, reason] of cases) {
+      const status = await finished(space, await imported(space, body, type));
+      expect(status.status).toBe("failed");
+      expect(status.reason).toMatch(reason);
+    }
+    expect(await storedFiles(space)).toEqual([]);
+  });
+});
+
+describe("POST /v1/ingest/files: the request", () => {
+  it("refuses another Content-Type, a missing one, and a key without track, storing nothing", async () => {
+    const space = await createSpace();
+    await expectProblem(await sendFile(space, "{}", "application/json"), 422, "invalid_input");
+    await expectProblem(await sendFile(space, "a,b", "text/csv; charset=latin1"), 422, "invalid_input");
+    const reader = await createKey(space.tenant.token, space.sourceId, ["context"]);
+    await expectProblem(await sendFile(space, "email\n", CSV, reader.key), 403, "scope_missing");
+    await expectProblem(await sendFile(space, "email\n", CSV, "cms_live_local_bogus"), 401, "unauthenticated");
+    expect(await storedFiles(space)).toEqual([]);
+    expect(await query(space, "SELECT * FROM imports")).toEqual([]);
+  });
+
+  it("refuses a body over 512 MB by its Content-Length before reading it, storing nothing", async () => {
+    const space = await createSpace();
+    const declared = new FixedLengthStream(512_000_001);
+    const response = await sendFile(space, declared.readable, NDJSON);
+    const problem = await expectProblem(response, 422, "invalid_input");
+    expect(problem.detail).toBe("body: larger than 512 MB");
+    await declared.writable.abort().catch(() => undefined);
+    expect(await storedFiles(space)).toEqual([]);
+    expect(await query(space, "SELECT * FROM imports")).toEqual([]);
+  });
+
+  it("imports a file uploaded through a media reservation (?media_ref=, empty body), of the same media type", async () => {
+    const space = await createSpace();
+    const bytes = new TextEncoder().encode(lines([message(), message()]));
+    const reservation = await reserve(space, bytes, { content_type: NDJSON });
+    expect((await upload(reservation, bytes)).status).toBe(200);
+    const created = await sendFile(space, "", NDJSON, space.key, `?media_ref=${reservation.media_ref}`);
+    const { import_id } = ImportCreatedSchema.parse(await json(created, 202));
+    expect(await finished(space, import_id)).toMatchObject({ status: "completed", records: 2, accepted: 2 });
+    // Another media type than the upload's, an unknown upload, a body beside the reference.
+    await expectProblem(await sendFile(space, "", CSV, space.key, `?media_ref=${reservation.media_ref}`), 422, "invalid_input");
+    await expectProblem(await sendFile(space, "", NDJSON, space.key, "?media_ref=nope"), 404, "not_found");
+    await expectProblem(
+      await sendFile(space, "x", NDJSON, space.key, `?media_ref=${reservation.media_ref}`),
+      422,
+      "invalid_input",
+    );
+  });
+});
+
+describe("GET /v1/ingest/files/{import_id}", () => {
+  it("is 404 for an unknown import, and readable by a person with integration", async () => {
+    const space = await createSpace();
+    await expectProblem(await call("GET", `/spaces/${space.name}/v1/ingest/files/nope`, { token: space.key }), 404, "not_found");
+    const importId = await imported(space, lines([message()]), NDJSON);
+    const integration = await personToken(space, ["integration"]);
+    expect((await importStatus(space, importId, integration)).import_id).toBe(importId);
+  });
+});
+
+/** R2 as the reader sees it, except that each body breaks after `bytes` bytes: the reader dies midway. */
+function breakingAfter(bytes: number): Pick<R2Bucket, "get"> {
+  return {
+    async get(key: string, options?: R2GetOptions) {
+      const object = await env.FILES.get(key, options);
+      if (!object) return null;
+      let passed = 0;
+      const breaking = new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          passed += chunk.length;
+          if (passed > bytes) throw new Error("connection lost");
+          controller.enqueue(chunk);
+        },
+      });
+      return { body: object.body.pipeThrough(breaking) } as R2ObjectBody;
+    },
+  } as Pick<R2Bucket, "get">;
+}
+
+describe("The import's reader: resumable", () => {
+  it("goes on from the last committed chunk after dying midway, redelivered, and stores no row twice", async () => {
+    const space = await createSpace();
+    const items = Array.from({ length: 1_300 }, (_, index) => message({ conversation_id: `c-${index % 40}` }));
+    const body = lines(items);
+    const importId = await imported(space, body, NDJSON);
+    const broken = await deliver(space, importId, breakingAfter(Math.floor(body.length * 0.6)));
+    expect(broken).toEqual({ acked: false, retried: true });
+    const midway = await importStatus(space, importId);
+    expect(midway.status).toBe("running");
+    expect(midway.records).toBeGreaterThanOrEqual(500);
+    expect(midway.records).toBeLessThan(1_300);
+    expect(midway.accepted).toBe(midway.records);
+    // The redelivery, twice over (a second one is harmless).
+    expect(await deliver(space, importId, env.FILES, 2)).toEqual({ acked: true, retried: false });
+    expect(await deliver(space, importId, env.FILES, 3)).toEqual({ acked: true, retried: false });
+    const done = await importStatus(space, importId);
+    expect(done).toMatchObject({ status: "completed", records: 1_300, accepted: 1_300, duplicates: 0, rejected: 0 });
+    expect(await itemCount(space)).toBe(1_300);
+  });
+
+  it("resumes a CSV past its header, deriving the same keys", async () => {
+    const space = await createSpace();
+    const rows = Array.from({ length: 1_100 }, (_, index) => `p${index}@example.com,+1555555${String(index).padStart(4, "0")}`);
+    const csv = `email,phone_e164\n${rows.join("\n")}\n`;
+    const importId = await imported(space, csv, CSV);
+    expect(await deliver(space, importId, breakingAfter(Math.floor(csv.length * 0.7)))).toMatchObject({ retried: true });
+    const midway = await importStatus(space, importId);
+    expect(midway.records).toBeGreaterThanOrEqual(500);
+    await deliver(space, importId);
+    expect(await importStatus(space, importId)).toMatchObject({
+      status: "completed",
+      records: 1_100,
+      accepted: 1_100,
+      duplicates: 0,
+    });
+    expect(await itemCount(space)).toBe(1_100);
+  });
+
+  it("fails the import when the key that sent it is revoked before it is read", async () => {
+    const space = await createSpace();
+    const importId = await imported(space, lines([message()]), NDJSON);
+    await json(
+      await call("POST", `/control/v1/keys/${space.keyId}/revoke`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": crypto.randomUUID() },
+      }),
+    );
+    await deliver(space, importId);
+    const status = (await query<{ status: string; reason: string }>(space, "SELECT status, reason FROM imports"))[0];
+    expect(status?.status).toBe("failed");
+    expect(status?.reason).toMatch(/^key_revoked/);
+  });
+});
+
+describe("Forget reaches imports", () => {
+  it("erases the import rows naming the subject and counts them on the receipt", async () => {
+    const space = await createSpace();
+    const csv = "email,crm_id\nzelda@example.com,Z-1\nother@example.com,O-1\n";
+    expect(await finished(space, await imported(space, csv, CSV))).toMatchObject({ accepted: 2 });
+    const subject = await lookup(space, { type: "email", value: "zelda@example.com" });
+    const security = await personToken(space, ["security"]);
+    const receipt = await forgotten(space, security, { handle: { type: "email", value: "zelda@example.com" } });
+    expect(receipt.counts.import_rows).toBe(1);
+    expect(await query(space, "SELECT * FROM import_rows WHERE profile_id = ?", subject.profile_id)).toEqual([]);
+    expect(await query(space, "SELECT row FROM import_rows")).toEqual([{ row: 2 }]);
+  });
+});
