@@ -24,6 +24,8 @@ const WORDED_RULES = [
   /\.value: phone_not_normalizable$/,
   // FTS5's query grammar (search `mode: "fts5"`) is stated in words, not in a schema.
   /^query: fts5_syntax_error$/,
+  // A file import names a media upload or carries the file, not both (`media_ref`'s description).
+  /^body: must be empty with query\.media_ref$/,
 ];
 
 let target: Target;

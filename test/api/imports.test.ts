@@ -161,6 +161,15 @@ describe("POST /v1/ingest/files: CSV seeds identity", () => {
 });
 
 describe("POST /v1/ingest/files: the request", () => {
+  it("takes an empty file: an empty NDJSON completes with no record, an empty CSV fails for want of a header", async () => {
+    const space = await createSpace();
+    expect(await finished(space, await imported(space, "", NDJSON))).toMatchObject({ status: "completed", records: 0 });
+    expect(await finished(space, await imported(space, "", CSV))).toMatchObject({
+      status: "failed",
+      reason: "header: the file is empty",
+    });
+  });
+
   it("refuses another Content-Type, a missing one, and a key without track, storing nothing", async () => {
     const space = await createSpace();
     await expectProblem(await sendFile(space, "{}", "application/json"), 422, "invalid_input");
@@ -178,7 +187,6 @@ describe("POST /v1/ingest/files: the request", () => {
     const response = await sendFile(space, declared.readable, NDJSON);
     const problem = await expectProblem(response, 422, "invalid_input");
     expect(problem.detail).toBe("body: larger than 512 MB");
-    await declared.writable.abort().catch(() => undefined);
     expect(await storedFiles(space)).toEqual([]);
     expect(await query(space, "SELECT * FROM imports")).toEqual([]);
   });

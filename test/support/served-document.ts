@@ -22,6 +22,8 @@ export interface Operation {
   parameters: Parameter[];
   /** The JSON request body, if the operation takes one. */
   body: Schema | null;
+  /** The media type of a file the operation takes as its body instead of JSON (its first declared), if it does. */
+  fileType: string | null;
   /** The first security scheme's name: `sourceKey`, `personToken`, `operatorToken`. */
   security: string | null;
   responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
@@ -45,9 +47,8 @@ export async function servedDocument(): Promise<ServedDocument> {
     for (const method of METHODS) {
       const operation = item[method] as Record<string, unknown> | undefined;
       if (!operation) continue;
-      const body = (operation.requestBody as { content?: Record<string, { schema: unknown }> } | undefined)?.content?.[
-        "application/json"
-      ]?.schema;
+      const content = (operation.requestBody as { content?: Record<string, { schema: unknown }> } | undefined)?.content;
+      const body = content?.["application/json"]?.schema;
       const security = (operation.security as Record<string, unknown>[] | undefined)?.[0];
       operations.push({
         method: method.toUpperCase(),
@@ -58,6 +59,7 @@ export async function servedDocument(): Promise<ServedDocument> {
           schema: set.adopt(parameter.schema),
         })),
         body: body ? set.adopt(body) : null,
+        fileType: content && !body ? (Object.keys(content)[0] ?? null) : null,
         security: security ? (Object.keys(security)[0] ?? null) : null,
         responses: set.adopt(operation.responses) as Operation["responses"],
       });

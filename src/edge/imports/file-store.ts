@@ -1,6 +1,8 @@
 import { Problem } from "../../http/problem";
 import type { ImportRequest } from "../../space/imports/request";
 
+const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
 /**
  * Streams an import's body into R2 without holding it (docs/api/imports.md): through a
  * `FixedLengthStream` of the declared length (R2 stores a stream of known length; the runtime
@@ -15,7 +17,11 @@ export async function storeImportFile(
   request: ImportRequest,
 ): Promise<{ sha256: string; sizeBytes: number }> {
   const length = request.contentLength ?? 0;
-  if (!body) throw new Problem("invalid_input", "body: required");
+  if (!body || length === 0) {
+    await body?.cancel();
+    await files.put(key, "", { httpMetadata: { contentType: request.contentType ?? "" } });
+    return { sha256: EMPTY_SHA256, sizeBytes: 0 };
+  }
   const digest = new crypto.DigestStream("SHA-256");
   const hashing = digest.getWriter();
   const hashed = new TransformStream<Uint8Array, Uint8Array>({

@@ -31,7 +31,6 @@ export function checkedBodyImport(request: ImportRequest): ImportFormat {
   if (request.contentLength > MAX_IMPORT_BYTES) {
     throw new Problem("invalid_input", "body: larger than 512 MB");
   }
-  if (request.contentLength === 0) throw new Problem("invalid_input", "body: empty");
   return format;
 }
 
