@@ -3274,6 +3274,225 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ingest/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a file (CSV identities or NDJSON history)
+         * @description The body is the file, up to 512 MB with its `Content-Length`: `text/csv` seeds identity (each record one `identify` item, method `system_import`), `application/x-ndjson` backfills history (each line one batch item). It is streamed to R2 and read in the background through the same checks as `POST /v1/batch`; follow it at `GET /v1/ingest/files/{import_id}`. Workers plans take request bodies up to 100 MB (Free, Pro), 200 MB (Business) or 500 MB (Enterprise): a larger file goes through `POST /v1/media/uploads` and is imported with `?media_ref=` and an empty body. Source key with scope `track`.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Import a file uploaded through `POST /v1/media/uploads` instead of sending it in the body (which must then be empty): the upload's `content_type` must be this request's `Content-Type`. */
+                    media_ref?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The file, with `Content-Type` `text/csv` or `application/x-ndjson` (empty with `media_ref`). */
+            requestBody: {
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            responses: {
+                /** @description The file is stored and queued for import. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ImportCreated"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/files/{import_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a file import
+         * @description `status` (`queued`, `running`, then `completed` or `failed` with a `reason`), the counts so far and the first 100 row errors, updated as the file is read. Source key with scope `track`, or a person with role `integration`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    import_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The import's status. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ImportStatus"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate_limited */
+                429: {
+                    headers: {
+                        /** @description Whole seconds to wait before the request can pass. */
+                        "Retry-After": number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants": {
         parameters: {
             query?: never;
@@ -6500,6 +6719,8 @@ export interface components {
             exports: number;
             /** @description Media files reserved under the subject or pointed to by its events: their records and their files. */
             media: number;
+            /** @description Records of file imports that were stored as the subject's items: the import's note of them. */
+            import_rows: number;
         };
         /** @description An erasure under way; its receipt is read back at `GET /v1/privacy/receipts/{receipt_id}`. */
         ErasureStatus: {
@@ -6571,6 +6792,43 @@ export interface components {
              * @example 2026-11-23T13:00:00.000Z
              */
             stored_at: string;
+        };
+        ImportCreated: {
+            import_id: string;
+        };
+        /** @description Moves while the import runs: `queued`, `running`, then `completed` or `failed`. */
+        ImportStatus: {
+            import_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            /** @description Records read so far (blank lines and empty CSV records are not records). */
+            records: number;
+            accepted: number;
+            duplicates: number;
+            rejected: number;
+            /** @description The first 100 row errors, by row. */
+            errors: components["schemas"]["RowError"][];
+            /** @description Why a `failed` import stopped (the file is not what it claims, the key was revoked...); null otherwise. */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it ended, `completed` or `failed`.
+             * @example 2026-11-23T13:00:00.000Z
+             */
+            completed_at: string | null;
+        };
+        RowError: {
+            /** @description The 1-based record number: a CSV header is not counted; in NDJSON, the line number. */
+            row: number;
+            /** @enum {string} */
+            code: "invalid_input" | "verification_not_allowed" | "about_without_link" | "unauthenticated" | "forbidden" | "scope_missing" | "operation_not_allowed" | "not_found" | "method_not_allowed" | "conflict" | "wrong_cell" | "rate_limited" | "internal_error" | "unavailable" | "too_large";
+            /** @description The field and the rule; never a value of the file. */
+            detail: string;
         };
         TenantCreated: {
             tenant: components["schemas"]["Tenant"];
