@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { auditTargets } from "../../src/audit/log";
-import { checkDownloadToken, downloadToken, presignGet } from "../../src/space/exports/links";
+import { checkDownloadToken, downloadToken } from "../../src/space/exports/links";
 import { runs } from "../support/property-runs";
 
 const secret = new Uint8Array(32).fill(3);
@@ -29,47 +29,6 @@ describe("export download tokens: bound to a space, an export and an expiry", ()
       ),
       { numRuns: runs(30) },
     );
-  });
-});
-
-describe("R2 presigned URLs: AWS Signature V4 in the query string", () => {
-  it("signs AWS's own example (GET /test.txt, examplebucket, 2013-05-24, 86400 s) to its published signature", async () => {
-    const url = await presignGet(
-      {
-        accountId: "",
-        bucket: "examplebucket",
-        accessKeyId: "AKIAIOSFODNN7EXAMPLE",
-        secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-      },
-      "test.txt",
-      Date.parse("2013-05-24T00:00:00Z"),
-      86_400,
-      { endpoint: "https://examplebucket.s3.amazonaws.com", region: "us-east-1" },
-    );
-    const signed = new URL(url);
-    expect(`${signed.origin}${signed.pathname}`).toBe("https://examplebucket.s3.amazonaws.com/test.txt");
-    expect(Object.fromEntries(signed.searchParams)).toEqual({
-      "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
-      "X-Amz-Credential": "AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request",
-      "X-Amz-Date": "20130524T000000Z",
-      "X-Amz-Expires": "86400",
-      "X-Amz-SignedHeaders": "host",
-      "X-Amz-Signature": "aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404",
-    });
-  });
-
-  it("addresses the bucket on the account's R2 endpoint, region auto", async () => {
-    const url = new URL(
-      await presignGet(
-        { accountId: "acc123", bucket: "cms-files", accessKeyId: "k", secretAccessKey: "s" },
-        "spaces/demo/exports/x",
-        0,
-        3600,
-      ),
-    );
-    expect(url.host).toBe("acc123.r2.cloudflarestorage.com");
-    expect(url.pathname).toBe("/cms-files/spaces/demo/exports/x");
-    expect(url.searchParams.get("X-Amz-Credential")).toBe("k/19700101/auto/s3/aws4_request");
   });
 });
 

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CONTENT_TYPE_PATTERN, MAX_MEDIA_BYTES } from "../../src/contract/media";
-import { amzDate, signV4 } from "../../src/edge/media/sigv4";
-import { presignedPut, type R2Endpoint, reservationHeaders } from "../../src/edge/media/upload-target";
+import { reservationHeaders } from "../../src/edge/media/upload-target";
+import { amzDate, presignObject, type R2Endpoint, signV4 } from "../../src/r2/presign";
 import { runs } from "../support/property-runs";
 
 /**
@@ -86,7 +86,10 @@ async function checkPresignedPut(record: { contentType: string; sizeBytes: numbe
   const expiresAt = record.reservedAt + 3_600_000;
   const headers = reservationHeaders(record);
   const objectKey = "spaces/demo/media/0197a000-0000-7000-8000-000000000001";
-  const url = new URL(await presignedPut(R2, objectKey, { reservedAt: record.reservedAt, expiresAt }, headers));
+  const expiresSeconds = (expiresAt - record.reservedAt) / 1000;
+  const url = new URL(
+    await presignObject(R2, { method: "PUT", objectKey, headers, signedAt: record.reservedAt, expiresSeconds }),
+  );
   expect(`${url.origin}${url.pathname}`).toBe(`https://${R2.accountId}.r2.cloudflarestorage.com/cms-files/${objectKey}`);
   const params = query(url.toString());
   const datetime = amzDate(record.reservedAt);
@@ -136,6 +139,30 @@ describe("presigned R2 PUT of a reservation", () => {
       ),
       { numRuns: runs(40) },
     );
+  });
+});
+
+describe("presigned R2 GET of an export", () => {
+  it("addresses the object on the account's endpoint, region auto, signed with the host alone", async () => {
+    const objectKey = "spaces/demo/exports/0197a000-0000-7000-8000-000000000002";
+    const signedAt = Date.UTC(2026, 10, 26, 4, 30, 0);
+    const url = new URL(await presignObject(R2, { method: "GET", objectKey, signedAt, expiresSeconds: 3600 }));
+    expect(`${url.origin}${url.pathname}`).toBe(`https://${R2.accountId}.r2.cloudflarestorage.com/cms-files/${objectKey}`);
+    const params = query(url.toString());
+    expect(params).toMatchObject({ "X-Amz-Expires": "3600", "X-Amz-SignedHeaders": "host", "X-Amz-Date": amzDate(signedAt) });
+    const expected = await independentSignature({
+      method: "GET",
+      host: url.host,
+      path: url.pathname,
+      query: Object.entries(params).filter(([name]) => name !== "X-Amz-Signature"),
+      headers: {},
+      payloadHash: "UNSIGNED-PAYLOAD",
+      datetime: amzDate(signedAt),
+      region: "auto",
+      service: "s3",
+      secret: R2.key.secretAccessKey,
+    });
+    expect(params["X-Amz-Signature"]).toBe(expected);
   });
 });
 

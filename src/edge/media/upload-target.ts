@@ -1,23 +1,16 @@
 import type { Env } from "../../env";
 import { Problem } from "../../http/problem";
+import { presignObject, type R2Endpoint, r2Endpoint } from "../../r2/presign";
 import { isDevelopment } from "../../secrets";
 import { mediaKey } from "../../space/media/keys";
 import type { MediaRecord } from "../../space/media/reservations";
 import { addressesSeenFrom } from "../address";
-import { amzDate, type SigningKey, signV4 } from "./sigv4";
 import { signUploadGrant, UPLOAD_TOKEN_HEADER, type UploadGrant } from "./upload-token";
 
 /** Where the bytes of a reservation go and the headers that must go with them: SPEC's `upload_url`, `upload_headers`. */
 export interface UploadTarget {
   upload_url: string;
   upload_headers: Record<string, string>;
-}
-
-/** R2's S3 API of the bucket behind `FILES` (production): the account, the bucket and an access key to it. */
-export interface R2Endpoint {
-  accountId: string;
-  bucket: string;
-  key: SigningKey;
 }
 
 /**
@@ -35,21 +28,7 @@ export type UploadStore = { kind: "r2"; endpoint: R2Endpoint } | { kind: "develo
  */
 export function uploadStore(env: Env, developmentKey: CryptoKey | null): UploadStore {
   if (isDevelopment(env)) return { kind: "development", key: developmentStoreKey(developmentKey) };
-  const missing = (["R2_ACCOUNT_ID", "R2_BUCKET_NAME", "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY"] as const).filter(
-    (name) => !env[name],
-  );
-  if (missing.length > 0) {
-    console.error(JSON.stringify({ message: "media uploads are not configured", missing }));
-    throw new Problem("unavailable", "media uploads are not configured", { "Retry-After": "60" });
-  }
-  return {
-    kind: "r2",
-    endpoint: {
-      accountId: env.R2_ACCOUNT_ID,
-      bucket: env.R2_BUCKET_NAME,
-      key: { accessKeyId: env.R2_ACCESS_KEY_ID ?? "", secretAccessKey: env.R2_SECRET_ACCESS_KEY ?? "" },
-    },
-  };
+  return { kind: "r2", endpoint: r2Endpoint(env, "media uploads") };
 }
 
 /** The development store's token key: development generates `UPLOAD_SECRET` when it is not set, so its absence is an outage. */
@@ -92,36 +71,16 @@ export async function uploadTarget(store: UploadStore, space: string, record: Me
     } satisfies UploadTarget;
   }
   return {
-    upload_url: await presignedPut(store.endpoint, mediaKey(space, record.mediaRef), record, headers),
+    // Valid from the reservation's start to its `expires_at`, signed with every header of it.
+    upload_url: await presignObject(store.endpoint, {
+      method: "PUT",
+      objectKey: mediaKey(space, record.mediaRef),
+      headers,
+      signedAt: record.reservedAt,
+      expiresSeconds: Math.round((record.expiresAt - record.reservedAt) / 1000),
+    }),
     upload_headers: headers,
   };
-}
-
-/**
- * A presigned `PUT` of R2's S3 API for one object, signed with every header of the reservation
- * and valid from the reservation's start to its `expires_at`.
- */
-export async function presignedPut(
-  endpoint: R2Endpoint,
-  objectKey: string,
-  record: Pick<MediaRecord, "reservedAt" | "expiresAt">,
-  headers: Record<string, string>,
-): Promise<string> {
-  const url = new URL(`https://${endpoint.accountId}.r2.cloudflarestorage.com/${endpoint.bucket}/${objectKey}`);
-  url.searchParams.set("X-Amz-Expires", String(Math.round((record.expiresAt - record.reservedAt) / 1000)));
-  const signed = await signV4(
-    {
-      method: "PUT",
-      url: url.toString(),
-      headers,
-      region: "auto",
-      service: "s3",
-      datetime: amzDate(record.reservedAt),
-      inQuery: true,
-    },
-    endpoint.key,
-  );
-  return signed.url;
 }
 
 function hexToBase64(hex: string): string {

@@ -1,7 +1,7 @@
-import { AwsClient } from "aws4fetch";
 import { signingKey } from "../../auth/signing-key";
 import type { Env } from "../../env";
 import { Problem } from "../../http/problem";
+import { presignObject, r2Endpoint } from "../../r2/presign";
 import { isDevelopment } from "../../secrets";
 import { type ExportRow, readExport } from "./records";
 
@@ -51,49 +51,6 @@ export async function checkDownloadToken(
   return expires > nowSeconds ? "valid" : "expired";
 }
 
-/** What an R2 presigned GET needs: the account's S3 endpoint, the bucket and an R2 API token's key pair. */
-export interface R2Credentials {
-  accountId: string;
-  bucket: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-}
-
-const amzDate = (ms: number) =>
-  new Date(ms)
-    .toISOString()
-    .replaceAll(/[-:]/g, "")
-    .replace(/\.\d{3}/, "");
-
-/**
- * A presigned GET of `key` (AWS Signature V4 in the query string, by aws4fetch, the signer media
- * uploads use too; region `auto`, service `s3`), valid `expiresSeconds` from `now`. `endpoint` is
- * R2's S3 endpoint of the account, path-style, unless given (tests check the signer against AWS's
- * own example, virtual-hosted).
- */
-export async function presignGet(
-  credentials: R2Credentials,
-  key: string,
-  now: number,
-  expiresSeconds: number,
-  options: { endpoint?: string; region?: string } = {},
-): Promise<string> {
-  const client = new AwsClient({
-    accessKeyId: credentials.accessKeyId,
-    secretAccessKey: credentials.secretAccessKey,
-    service: "s3",
-    region: options.region ?? "auto",
-  });
-  const path = key.split("/").map(encodeURIComponent).join("/");
-  const url = options.endpoint
-    ? `${options.endpoint}/${path}`
-    : `https://${credentials.accountId}.r2.cloudflarestorage.com/${encodeURIComponent(credentials.bucket)}/${path}`;
-  const signed = await client.sign(new Request(`${url}?X-Amz-Expires=${expiresSeconds}`), {
-    aws: { signQuery: true, datetime: amzDate(now) },
-  });
-  return signed.url;
-}
-
 /**
  * A completed export's link: in development this service's download route with a token; in
  * production an R2 presigned URL, which needs `R2_ACCOUNT_ID`, `R2_BUCKET_NAME`,
@@ -114,13 +71,14 @@ export async function downloadLink(
     const token = await downloadToken(signingKey(sql, LINK_KEY), space, row.exportId, expires);
     return { url: `/v1/exports/${row.exportId}/download?token=${token}`, expires_at };
   }
-  const { R2_ACCOUNT_ID: accountId, R2_BUCKET_NAME: bucket, R2_ACCESS_KEY_ID: accessKeyId, R2_SECRET_ACCESS_KEY: secret } = env;
-  if (!accountId || !bucket || !accessKeyId || !secret) {
-    console.error(JSON.stringify({ message: "exports: R2 presigning is not configured" }));
-    throw new Problem("unavailable", "download links are not configured", { "Retry-After": "60" });
-  }
-  const credentials = { accountId, bucket, accessKeyId, secretAccessKey: secret };
-  return { url: await presignGet(credentials, row.objectKey, now, LINK_TTL_S), expires_at };
+  const endpoint = r2Endpoint(env, "download links");
+  const url = await presignObject(endpoint, {
+    method: "GET",
+    objectKey: row.objectKey,
+    signedAt: now,
+    expiresSeconds: LINK_TTL_S,
+  });
+  return { url, expires_at };
 }
 
 /** The name of the space's own key that signs development download tokens (`signing_keys`). */
