@@ -61,7 +61,10 @@ async function outcome(space: Space) {
     const handleOf = (profileId: string) =>
       sql.exec<{ value: string }>("SELECT value FROM handles WHERE profile_id = ? ORDER BY value LIMIT 1", profileId).one().value;
     const pairs = sql
-      .exec<{ profile_a: string; profile_b: string; pattern: string; meetings: number }>("SELECT * FROM linkage_pairs")
+      .exec<{ profile_a: string; profile_b: string; pattern: string; meetings: number }>(
+        `SELECT pa.profile_id AS profile_a, pb.profile_id AS profile_b, p.pattern, p.meetings FROM linkage_pairs p
+         JOIN linkage_profiles pa ON pa.lid = p.a JOIN linkage_profiles pb ON pb.lid = p.b`,
+      )
       .toArray()
       .map((row) => `${[handleOf(row.profile_a), handleOf(row.profile_b)].sort().join("|")} ${row.pattern} ${row.meetings}`)
       .sort();

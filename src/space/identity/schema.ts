@@ -155,48 +155,56 @@ export const coOccurrences = sqliteTable(
 );
 
 /**
- * Blocking keys of each profile with traits (`linkage/blocking.ts`): profiles sharing a key are
- * compared. `WITHOUT ROWID` (raw SQL in migration `0021`): the key's members are one range of
- * the primary key, and a profile's keys are found from `linkage_profiles`. Owned by `linkage/pairs.ts`.
+ * Blocking keys of each profile with traits (`linkage/blocking.ts`), by the key's 53-bit hash and
+ * the profile's linkage id: profiles sharing a key are compared. A key that came to be held by
+ * more than `MAX_BLOCK` profiles keeps one row, `lid` 0, and no members. `WITHOUT ROWID` (raw SQL
+ * in migration `0029`): a key's members are one range of the primary key. Owned by `linkage/pairs.ts`.
  */
 export const linkageKeys = sqliteTable(
   "linkage_keys",
   {
-    key: text("key").notNull(),
-    profileId: text("profile_id").notNull(),
+    key: integer("key").notNull(),
+    lid: integer("lid").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.key, table.profileId] })],
+  (table) => [primaryKey({ columns: [table.key, table.lid] })],
 );
 
 /**
- * Each profile with traits as the job compares it: its traits (`TraitSet` JSON, the latest
- * values first) and its blocking keys, so that a comparison reads one row per profile and a
+ * Each profile the job compares, by a linkage id (`lid`, an integer, so that keys and pairs are
+ * small rows): its traits (`TraitSet` JSON, the latest values first; null for a profile known
+ * only from meetings) and its keys' hashes, so that a comparison reads one row per profile and a
  * change finds the keys to replace. Owned by `linkage/pairs.ts`.
  */
-export const linkageProfiles = sqliteTable("linkage_profiles", {
-  profileId: text("profile_id").primaryKey(),
-  traits: text("traits").notNull(),
-  keys: text("keys").notNull(),
-});
+export const linkageProfiles = sqliteTable(
+  "linkage_profiles",
+  {
+    lid: integer("lid").primaryKey({ autoIncrement: true }),
+    profileId: text("profile_id").notNull(),
+    traits: text("traits"),
+    keys: text("keys").notNull().default("[]"),
+  },
+  (table) => [uniqueIndex("linkage_profiles_profile_id").on(table.profileId)],
+);
 
-/** The profiles a run of the suggestions job compares again. Owned by `linkage/pairs.ts`. */
+/** The profiles (linkage ids) a run of the suggestions job compares again. Owned by `linkage/pairs.ts`. */
 export const linkageDirty = sqliteTable("linkage_dirty", {
-  profileId: text("profile_id").primaryKey(),
+  lid: integer("lid").primaryKey(),
 });
 
 /**
- * Every candidate pair of profiles (`profile_a` < `profile_b`) with its comparison pattern
- * (`linkage/comparisons.ts`) and how many events their handles met in. Owned by `linkage/pairs.ts`.
+ * Every candidate pair of profiles by linkage id (`a` < `b`) with its comparison pattern
+ * (`linkage/comparisons.ts`) and how many events their handles met in. `WITHOUT ROWID`, index on
+ * `b`. Owned by `linkage/pairs.ts`.
  */
 export const linkagePairs = sqliteTable(
   "linkage_pairs",
   {
-    profileA: text("profile_a").notNull(),
-    profileB: text("profile_b").notNull(),
+    a: integer("a").notNull(),
+    b: integer("b").notNull(),
     pattern: text("pattern").notNull(),
     meetings: integer("meetings").notNull().default(0),
   },
-  (table) => [primaryKey({ columns: [table.profileA, table.profileB] }), index("linkage_pairs_b").on(table.profileB)],
+  (table) => [primaryKey({ columns: [table.a, table.b] }), index("linkage_pairs_b").on(table.b)],
 );
 
 /** How many candidate pairs have each pattern: what EM estimates m from. Owned by `linkage/pairs.ts`. */

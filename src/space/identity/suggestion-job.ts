@@ -1,7 +1,6 @@
 import { replicatedConfig } from "../replica";
 import { setDebounce, setTimer } from "../timers";
 import { forgetTraitChanges, lastTraitChange, meetingsAfter, readTraits, sampleProfiles, traitChangesAfter } from "./evidence";
-import { MAX_BLOCK } from "./linkage/blocking";
 import { compareTraits, decodePattern, encodePattern } from "./linkage/comparisons";
 import { countKeyedProfiles, currentModel, keyedProfiles, saveModel } from "./linkage/model-store";
 import {
@@ -11,13 +10,16 @@ import {
   dirtyAfter,
   forgetDirty,
   keptPairs,
+  linkageIds,
   markDirty,
   nothingCompared,
   type PairRow,
   pairsAfter,
   partnersOf,
   patternCounts,
+  profileIdsOf,
   setMeetings,
+  traitsByProfile,
   writeProfiles,
 } from "./linkage/pairs";
 import { sampleU, seeded } from "./linkage/random-pairs";
@@ -189,21 +191,21 @@ function changesStep(sql: SqlStorage, state: JobState): JobState {
     countKeyedProfiles(sql, state.newProfiles);
     return { ...then(state, "pairs"), newProfiles: 0 };
   }
-  // A first run keeps no pairs yet, and compares every pair of every block: nothing to mark.
-  if (!state.full) markDirty(sql, profiles);
   const traits = readTraits(sql, profiles);
-  const added = writeProfiles(sql, new Map(profiles.map((id) => [id, traits.get(id) ?? {}])));
+  const { lids, added } = writeProfiles(sql, new Map(profiles.map((id) => [id, traits.get(id) ?? {}])));
+  // A first run keeps no pairs yet, and compares every pair of every block: nothing to mark.
+  if (!state.full) markDirty(sql, lids);
   forgetTraitChanges(sql, state.seq, last);
   return { ...state, seq: last, newProfiles: state.newProfiles + added };
 }
 
-/** Compares pairs of profiles, in `profile_a` < `profile_b` order, with `meetings`. */
-function compared(sql: SqlStorage, pairs: readonly [string, string, number][]): PairRow[] {
+/** Compares pairs of profiles (linkage ids), in `a` < `b` order, with `meetings`. */
+function compared(sql: SqlStorage, pairs: readonly [number, number, number][]): PairRow[] {
   const traits = comparedTraits(sql, [...new Set(pairs.flatMap(([a, b]) => [a, b]))]);
   return pairs.map(([p, q, meetings]) => {
     const [a, b] = p < q ? [p, q] : [q, p];
     const pattern = encodePattern(compareTraits(traits.get(a) ?? ({} as TraitSet), traits.get(b) ?? {}));
-    return { profileA: a, profileB: b, pattern, meetings };
+    return { a, b, pattern, meetings };
   });
 }
 
@@ -214,23 +216,23 @@ function compared(sql: SqlStorage, pairs: readonly [string, string, number][]): 
  * a whole block of `MAX_BLOCK` profiles (1,225 pairs) at once.
  */
 function blocksStep(sql: SqlStorage, state: JobState): JobState {
-  const [afterKey = "", resumeAt] = state.after ?? [];
-  const read = blocksAfter(sql, afterKey, STEP.blocks, resumeAt !== undefined);
+  const [afterKey = "-1", resumeAt] = state.after ?? [];
+  const read = blocksAfter(sql, Number(afterKey), STEP.blocks, resumeAt !== undefined);
   if (!read) return then(state, "meetings");
-  const pairs = new Map<string, [string, string, number]>();
-  let next: string[] = [read.last];
+  const pairs = new Map<number, [number, number, number]>();
+  let next: string[] = [String(read.last)];
   blocks: for (const [key, members] of read.blocks) {
     if (pairs.size >= STEP.blockPairs) break;
-    next = [key];
-    if (members.length > MAX_BLOCK) continue;
-    for (let i = key === afterKey && resumeAt !== undefined ? Number(resumeAt) : 0; i < members.length; i++) {
+    next = [String(key)];
+    for (let i = String(key) === afterKey && resumeAt !== undefined ? Number(resumeAt) : 0; i < members.length; i++) {
       if (pairs.size >= STEP.blockPairs) {
-        next = [key, String(i)];
+        next = [String(key), String(i)];
         break blocks;
       }
       for (let j = i + 1; j < members.length; j++) {
-        const [a, b] = [members[i] as string, members[j] as string];
-        pairs.set(a < b ? `${a}|${b}` : `${b}|${a}`, [a, b, 0]);
+        const [a, b] = [members[i] as number, members[j] as number];
+        // Linkage ids stay far below 2^26, so a pair's number is exact.
+        pairs.set(a < b ? a * 2 ** 26 + b : b * 2 ** 26 + a, [a, b, 0]);
       }
     }
   }
@@ -240,33 +242,41 @@ function blocksStep(sql: SqlStorage, state: JobState): JobState {
 
 function pairsStep(sql: SqlStorage, state: JobState): JobState {
   if (state.full) return blocksStep(sql, state);
-  const dirty = dirtyAfter(sql, state.after?.[0] ?? "", STEP.pairs);
+  const dirty = dirtyAfter(sql, Number(state.after?.[0] ?? 0), STEP.pairs);
   const last = dirty.at(-1);
   if (last === undefined) return then(state, "meetings");
   addPairs(
     sql,
     compared(
       sql,
-      partnersOf(sql, dirty, MAX_BLOCK).map(([p, q]) => [p, q, 0]),
+      partnersOf(sql, dirty).map(([p, q]) => [p, q, 0]),
     ),
   );
-  return { ...state, after: [last] };
+  return { ...state, after: [String(last)] };
 }
 
 function meetingsStep(sql: SqlStorage, state: JobState): JobState {
   const meetings = meetingsAfter(sql, (state.after ?? ["", ""]) as [string, string], STEP.meetings);
   const last = meetings.at(-1);
   if (!last) return then(state, "sample");
+  const lids = linkageIds(
+    sql,
+    meetings.flatMap((meeting) => [meeting.profileA, meeting.profileB]),
+  );
+  const pairs = meetings.map((meeting) => {
+    const [p, q] = [lids.get(meeting.profileA) as number, lids.get(meeting.profileB) as number];
+    return { a: Math.min(p, q), b: Math.max(p, q), count: meeting.count };
+  });
   const kept = keptPairs(
     sql,
-    meetings.map((meeting) => [meeting.profileA, meeting.profileB]),
+    pairs.map(({ a, b }) => [a, b]),
   );
   const update: PairRow[] = [];
-  const fresh: [string, string, number][] = [];
-  for (const meeting of meetings) {
-    const pair = kept.get(`${meeting.profileA}|${meeting.profileB}`);
-    if (!pair) fresh.push([meeting.profileA, meeting.profileB, meeting.count]);
-    else if (pair.meetings !== meeting.count) update.push({ ...pair, meetings: meeting.count });
+  const fresh: [number, number, number][] = [];
+  for (const { a, b, count } of pairs) {
+    const pair = kept.get(`${a}|${b}`);
+    if (!pair) fresh.push([a, b, count]);
+    else if (pair.meetings !== count) update.push({ ...pair, meetings: count });
   }
   setMeetings(sql, update);
   addPairs(sql, compared(sql, fresh));
@@ -284,7 +294,7 @@ function sampleStep(sql: SqlStorage, state: JobState): JobState {
   }
   const rand = seeded(profiles * SAMPLE_CHUNKS + state.chunk);
   const ids = sampleProfiles(sql, SAMPLE_PROFILES, rand);
-  const traits = comparedTraits(sql, ids);
+  const traits = traitsByProfile(sql, ids);
   const chunk = sampleU(
     ids.map((id) => traits.get(id) ?? {}),
     Math.min(SAMPLE_PAIRS, (ids.length * (ids.length - 1)) / 2),
@@ -305,13 +315,14 @@ function estimateStep(sql: SqlStorage, state: JobState, now: number): JobState {
 }
 
 function scoreStep(sql: SqlStorage, state: JobState, now: number): JobState {
-  const pairs = pairsAfter(sql, (state.after ?? ["", ""]) as [string, string], STEP.score);
+  const [a = 0, b = 0] = (state.after ?? []).map(Number);
+  const pairs = pairsAfter(sql, [a, b], STEP.score);
   const last = pairs.at(-1);
   if (!last) return then(state, "withdraw");
   const model = currentModel(sql);
   const weights = levelWeights(model);
   const scores = new Map<string, number>();
-  const found: FoundPair[] = [];
+  const found: (PairRow & { score: number })[] = [];
   for (const pair of pairs) {
     const key = `${pair.pattern}|${pair.meetings}`;
     let score = scores.get(key);
@@ -322,8 +333,17 @@ function scoreStep(sql: SqlStorage, state: JobState, now: number): JobState {
     }
     if (score >= state.threshold) found.push({ ...pair, score });
   }
-  recordFound(sql, found, state.startedAt, now);
-  return { ...state, after: [last.profileA, last.profileB] };
+  const ids = profileIdsOf(
+    sql,
+    found.flatMap((pair) => [pair.a, pair.b]),
+  );
+  const named: FoundPair[] = [];
+  for (const { a, b, ...pair } of found) {
+    const [profileA, profileB] = [ids.get(a), ids.get(b)];
+    if (profileA !== undefined && profileB !== undefined) named.push({ ...pair, profileA, profileB });
+  }
+  recordFound(sql, named, state.startedAt, now);
+  return { ...state, after: [String(last.a), String(last.b)] };
 }
 
 export interface JobStatus {

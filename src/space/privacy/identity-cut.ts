@@ -1,4 +1,5 @@
 import { deleteExports, exportsHolding } from "../exports/records";
+import { forgetLinkage } from "../identity/linkage/pairs";
 import { membersOf } from "../identity/profiles";
 import { eraseImportRows } from "../imports/erasure";
 import { eraseMedia } from "../media/erasure";
@@ -108,40 +109,7 @@ export function forgetEvidence(sql: SqlStorage, members: string): number {
     members,
   );
   erased += deleteBySides(sql, "co_occurrences", ["profile_a", "profile_b"], members, "profile_a");
-  const keys = sql
-    .exec<{ profile_id: string; keys: string }>(
-      "DELETE FROM linkage_profiles WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING profile_id, keys",
-      members,
-    )
-    .toArray();
-  erased += keys.length;
-  const keyRows = keys.flatMap((row) => (JSON.parse(row.keys) as string[]).map((key) => [key, row.profile_id]));
-  if (keyRows.length > 0) {
-    sql.exec(
-      "DELETE FROM linkage_keys WHERE (key, profile_id) IN (SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k)",
-      JSON.stringify(keyRows),
-    );
-  }
-  sql.exec("DELETE FROM linkage_dirty WHERE profile_id IN (SELECT value FROM json_each(?))", members);
-  const patterns = ["profile_a", "profile_b"].flatMap((side) =>
-    sql
-      .exec<{ pattern: string }>(
-        `DELETE FROM linkage_pairs WHERE ${side} IN (SELECT value FROM json_each(?)) RETURNING pattern`,
-        members,
-      )
-      .toArray()
-      .map((row) => row.pattern),
-  );
-  if (patterns.length > 0) {
-    sql.exec(
-      `UPDATE linkage_patterns SET pairs = pairs - (SELECT count(*) FROM json_each(?) g WHERE g.value = linkage_patterns.pattern)
-       WHERE pattern IN (SELECT value FROM json_each(?2))`,
-      JSON.stringify(patterns),
-      JSON.stringify([...new Set(patterns)]),
-    );
-    sql.exec("DELETE FROM linkage_patterns WHERE pairs <= 0");
-  }
-  return erased + patterns.length;
+  return erased + forgetLinkage(sql, JSON.parse(members) as string[]);
 }
 
 /** The profiles (every member of their roots now) whose events met the subject's: their items may name its handles. */

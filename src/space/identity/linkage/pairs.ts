@@ -1,19 +1,26 @@
-import { blockingKeys } from "./blocking";
+import { blockingKeyHashes, MAX_BLOCK } from "./blocking";
 import type { TraitSet } from "./traits";
 
 /**
  * The candidate pairs the suggestions job keeps between runs, so that a run compares only the
- * profiles whose traits changed: each profile's blocking keys (`linkage_keys`), the profiles a
- * run compares again (`linkage_dirty`), every candidate pair with its comparison pattern
- * (`linkage_pairs`), and how many pairs have each pattern (`linkage_patterns`, what EM reads).
+ * profiles whose traits changed: each profile by an integer linkage id with its traits
+ * (`linkage_profiles`), its blocking keys by hash (`linkage_keys`; a key held by more than
+ * `MAX_BLOCK` profiles keeps only a mark), the profiles a run compares again (`linkage_dirty`),
+ * every candidate pair with its comparison pattern (`linkage_pairs`), and how many pairs have
+ * each pattern (`linkage_patterns`, what EM reads). Integers, not UUID text, so that the rows a
+ * run writes per profile are small.
  */
 
 export interface PairRow {
-  profileA: string;
-  profileB: string;
+  /** Linkage ids, `a` < `b`. */
+  a: number;
+  b: number;
   pattern: string;
   meetings: number;
 }
+
+/** The `lid` of a key's mark: the key came to be held by more than `MAX_BLOCK` profiles. */
+const OVER_CAP = 0;
 
 /** Adds `sign` to the count of each pattern (a pair found, or forgotten). */
 function countPatterns(sql: SqlStorage, patterns: readonly string[], sign: 1 | -1): void {
@@ -28,80 +35,148 @@ function countPatterns(sql: SqlStorage, patterns: readonly string[], sign: 1 | -
   if (sign < 0) sql.exec("DELETE FROM linkage_patterns WHERE pairs <= 0");
 }
 
+/** Forgets the pairs of `lids` on either side, each side by its own index; answers their patterns. */
+function deletePairsOf(sql: SqlStorage, lids: readonly number[]): string[] {
+  // Two statements, each by its index: with OR, SQLite scans every pair.
+  return ["a", "b"].flatMap((side) =>
+    [
+      ...sql
+        .exec(
+          `DELETE FROM linkage_pairs WHERE ${side} IN (SELECT value FROM json_each(?)) RETURNING pattern`,
+          JSON.stringify(lids),
+        )
+        .raw<[string]>(),
+    ].map(([pattern]) => pattern),
+  );
+}
+
 /**
  * Marks profiles to be compared again in this run, and forgets the pairs they were in (their
  * patterns counted down): the run finds them again from their keys and meetings.
  */
-export function markDirty(sql: SqlStorage, profiles: readonly string[]): void {
-  if (profiles.length === 0) return;
-  const fresh = sql
-    .exec<{ profile_id: string }>(
-      "INSERT INTO linkage_dirty (profile_id) SELECT value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING RETURNING profile_id",
-      JSON.stringify(profiles),
-    )
-    .toArray()
-    .map((row) => row.profile_id);
-  if (fresh.length === 0) return;
-  // Two statements, each by its index: with OR, SQLite scans every pair.
-  const gone = ["profile_a", "profile_b"].flatMap((side) =>
-    sql
-      .exec<{ pattern: string }>(
-        `DELETE FROM linkage_pairs WHERE ${side} IN (SELECT value FROM json_each(?)) RETURNING pattern`,
-        JSON.stringify(fresh),
+export function markDirty(sql: SqlStorage, lids: readonly number[]): void {
+  if (lids.length === 0) return;
+  const fresh = [
+    ...sql
+      .exec(
+        "INSERT INTO linkage_dirty (lid) SELECT value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING RETURNING lid",
+        JSON.stringify(lids),
       )
-      .toArray()
-      .map((row) => row.pattern),
+      .raw<[number]>(),
+  ].map(([lid]) => lid);
+  if (fresh.length > 0) countPatterns(sql, deletePairsOf(sql, fresh), -1);
+}
+
+/** The linkage ids of profiles, a row without traits made for any that has none (a profile known from meetings). */
+export function linkageIds(sql: SqlStorage, profileIds: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (profileIds.length === 0) return out;
+  const ids = JSON.stringify(profileIds);
+  sql.exec(
+    "INSERT INTO linkage_profiles (profile_id) SELECT value FROM json_each(?) WHERE true ON CONFLICT (profile_id) DO NOTHING",
+    ids,
   );
-  countPatterns(sql, gone, -1);
+  for (const [lid, profileId] of sql
+    .exec("SELECT l.lid, l.profile_id FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value", ids)
+    .raw<[number, string]>()) {
+    out.set(profileId, lid);
+  }
+  return out;
 }
 
 /**
  * Writes profiles as the job compares them: their traits, and their blocking keys (only the keys
- * that changed are written). Answers how many of them are new (the profiles with traits grew).
+ * that changed are written; a key that now passes `MAX_BLOCK` profiles keeps only its mark).
+ * Answers their linkage ids, and how many of them had no traits before.
  */
-export function writeProfiles(sql: SqlStorage, traitsOf: ReadonlyMap<string, TraitSet>): number {
-  if (traitsOf.size === 0) return 0;
+export function writeProfiles(sql: SqlStorage, traitsOf: ReadonlyMap<string, TraitSet>): { lids: number[]; added: number } {
+  if (traitsOf.size === 0) return { lids: [], added: 0 };
   const old = new Map(
-    sql
-      .exec<{ profile_id: string; keys: string }>(
-        "SELECT l.profile_id, l.keys FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
-        JSON.stringify([...traitsOf.keys()]),
-      )
-      .toArray()
-      .map((row) => [row.profile_id, new Set(JSON.parse(row.keys) as string[])]),
+    [
+      ...sql
+        .exec(
+          "SELECT l.profile_id, l.traits IS NOT NULL, l.keys FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
+          JSON.stringify([...traitsOf.keys()]),
+        )
+        .raw<[string, number, string]>(),
+    ].map(([profileId, had, keys]) => [profileId, { had: had === 1, keys: JSON.parse(keys) as number[] }]),
   );
-  const gone: [string, string][] = [];
-  const added: [string, string][] = [];
+  const keysOf = new Map<string, number[]>();
   const rows: [string, string, string][] = [];
   for (const [profileId, traits] of traitsOf) {
-    const keys = blockingKeys(traits);
-    const before = old.get(profileId) ?? new Set<string>();
-    for (const key of before) if (!keys.includes(key)) gone.push([key, profileId]);
-    for (const key of keys) if (!before.has(key)) added.push([key, profileId]);
+    const keys = blockingKeyHashes(traits);
+    keysOf.set(profileId, keys);
     rows.push([profileId, JSON.stringify(traits), JSON.stringify(keys)]);
+  }
+  const lids = new Map([
+    ...sql
+      .exec(
+        `INSERT INTO linkage_profiles (profile_id, traits, keys) SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2 FROM json_each(?) r WHERE true
+         ON CONFLICT (profile_id) DO UPDATE SET traits = excluded.traits, keys = excluded.keys RETURNING profile_id, lid`,
+        JSON.stringify(rows),
+      )
+      .raw<[string, number]>(),
+  ]);
+  const gone: [number, number][] = [];
+  const added: [number, number][] = [];
+  for (const [profileId, keys] of keysOf) {
+    const lid = lids.get(profileId) as number;
+    const before = new Set(old.get(profileId)?.keys ?? []);
+    const now = new Set(keys);
+    for (const key of before) if (!now.has(key)) gone.push([key, lid]);
+    for (const key of keys) if (!before.has(key)) added.push([key, lid]);
   }
   if (gone.length > 0) {
     sql.exec(
-      "DELETE FROM linkage_keys WHERE (key, profile_id) IN (SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k)",
+      "DELETE FROM linkage_keys WHERE (key, lid) IN (SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k)",
       JSON.stringify(gone),
     );
   }
-  if (added.length > 0) {
-    sql.exec(
-      "INSERT INTO linkage_keys (key, profile_id) SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k WHERE true ON CONFLICT DO NOTHING",
-      JSON.stringify(added),
-    );
-  }
-  sql.exec(
-    `INSERT INTO linkage_profiles (profile_id, traits, keys) SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2 FROM json_each(?) r WHERE true
-     ON CONFLICT (profile_id) DO UPDATE SET traits = excluded.traits, keys = excluded.keys`,
-    JSON.stringify(rows),
-  );
-  return traitsOf.size - old.size;
+  if (added.length > 0) addKeys(sql, added);
+  return { lids: [...lids.values()], added: [...traitsOf.keys()].filter((profileId) => !old.get(profileId)?.had).length };
+}
+
+/** Adds keys' members, except to keys marked; a key that passes `MAX_BLOCK` members is marked instead. */
+function addKeys(sql: SqlStorage, rows: readonly [number, number][]): void {
+  const grown = [
+    ...sql
+      .exec(
+        `INSERT INTO linkage_keys (key, lid) SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?1) k
+       WHERE NOT EXISTS (SELECT 1 FROM linkage_keys o WHERE o.key = k.value ->> 0 AND o.lid = ?2)
+       ON CONFLICT DO NOTHING RETURNING key`,
+        JSON.stringify(rows),
+        OVER_CAP,
+      )
+      .raw<[number]>(),
+  ].map(([key]) => key);
+  if (grown.length === 0) return;
+  const over = [
+    ...sql
+      .exec(
+        "SELECT j.value FROM json_each(?1) j WHERE (SELECT count(*) FROM (SELECT 1 FROM linkage_keys k WHERE k.key = j.value LIMIT ?2 + 1)) > ?2",
+        JSON.stringify([...new Set(grown)]),
+        MAX_BLOCK,
+      )
+      .raw<[number]>(),
+  ].map(([key]) => key);
+  if (over.length === 0) return;
+  sql.exec("DELETE FROM linkage_keys WHERE key IN (SELECT value FROM json_each(?))", JSON.stringify(over));
+  sql.exec("INSERT INTO linkage_keys (key, lid) SELECT value, ? FROM json_each(?)", OVER_CAP, JSON.stringify(over));
 }
 
 /** Profiles' traits as the job last wrote them (a profile it has not read yet has none). */
-export function comparedTraits(sql: SqlStorage, profileIds: readonly string[]): Map<string, TraitSet> {
+export function comparedTraits(sql: SqlStorage, lids: readonly number[]): Map<number, TraitSet> {
+  const out = new Map<number, TraitSet>();
+  if (lids.length === 0) return out;
+  const rows = sql
+    .exec("SELECT l.lid, l.traits FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.lid = p.value", JSON.stringify(lids))
+    .raw<[number, string | null]>();
+  for (const [lid, traits] of rows) out.set(lid, traits === null ? {} : (JSON.parse(traits) as TraitSet));
+  return out;
+}
+
+/** Profiles' traits as the job last wrote them, by profile id (the random pairs for u). */
+export function traitsByProfile(sql: SqlStorage, profileIds: readonly string[]): Map<string, TraitSet> {
   const out = new Map<string, TraitSet>();
   if (profileIds.length === 0) return out;
   const rows = sql
@@ -109,64 +184,74 @@ export function comparedTraits(sql: SqlStorage, profileIds: readonly string[]): 
       "SELECT l.profile_id, l.traits FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
       JSON.stringify(profileIds),
     )
-    .raw<[string, string]>();
-  for (const [profileId, traits] of rows) out.set(profileId, JSON.parse(traits) as TraitSet);
+    .raw<[string, string | null]>();
+  for (const [profileId, traits] of rows) if (traits !== null) out.set(profileId, JSON.parse(traits) as TraitSet);
   return out;
 }
 
+/** The profile ids of linkage ids (a profile forgotten meanwhile has none). */
+export function profileIdsOf(sql: SqlStorage, lids: readonly number[]): Map<number, string> {
+  if (lids.length === 0) return new Map();
+  return new Map([
+    ...sql
+      .exec(
+        "SELECT l.lid, l.profile_id FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.lid = p.value",
+        JSON.stringify(lids),
+      )
+      .raw<[number, string]>(),
+  ]);
+}
+
 /**
- * The partners each of `profiles` (marked dirty) is compared with: every profile sharing a key
- * held by at most `cap` profiles. A pair of two dirty profiles is found once, by the one that
- * sorts first, so a run compares it once.
+ * The partners each of `lids` (marked dirty) is compared with: every profile sharing a key (a
+ * marked key has no members). A pair of two dirty profiles is found once, by the one with the
+ * lower id, so a run compares it once.
  */
-export function partnersOf(sql: SqlStorage, profiles: readonly string[], cap: number): [string, string][] {
-  if (profiles.length === 0) return [];
-  return sql
-    .exec<{ p: string; q: string }>(
-      `WITH mine AS (
-         SELECT k.value AS key, l.profile_id AS p
-         FROM json_each(?1) d CROSS JOIN linkage_profiles l ON l.profile_id = d.value CROSS JOIN json_each(l.keys) k
-       ),
-       small AS (
-         SELECT key FROM (SELECT DISTINCT key FROM mine) m
-         WHERE (SELECT count(*) FROM (SELECT 1 FROM linkage_keys x WHERE x.key = m.key LIMIT ?2 + 1)) <= ?2
+export function partnersOf(sql: SqlStorage, lids: readonly number[]): [number, number][] {
+  if (lids.length === 0) return [];
+  return [
+    ...sql
+      .exec(
+        `WITH mine AS (
+         SELECT k.value AS key, l.lid AS p
+         FROM json_each(?1) d CROSS JOIN linkage_profiles l ON l.lid = d.value CROSS JOIN json_each(l.keys) k
        )
-       SELECT DISTINCT mine.p, o.profile_id AS q FROM mine CROSS JOIN small ON small.key = mine.key
-         CROSS JOIN linkage_keys o ON o.key = mine.key
-       WHERE o.profile_id <> mine.p
-         AND (o.profile_id > mine.p OR NOT EXISTS (SELECT 1 FROM linkage_dirty d WHERE d.profile_id = o.profile_id))`,
-      JSON.stringify(profiles),
-      cap,
-    )
-    .toArray()
-    .map((row) => [row.p, row.q]);
+       SELECT DISTINCT mine.p, o.lid FROM mine CROSS JOIN linkage_keys o ON o.key = mine.key
+       WHERE o.lid <> mine.p AND o.lid <> ?2
+         AND (o.lid > mine.p OR NOT EXISTS (SELECT 1 FROM linkage_dirty d WHERE d.lid = o.lid))`,
+        JSON.stringify(lids),
+        OVER_CAP,
+      )
+      .raw<[number, number]>(),
+  ];
 }
 
 /**
  * Blocks in key order after `after` (from it, when `from`), from about `rows` rows of
  * `linkage_keys`: each key with its profiles in order, whole (a block cut by the limit waits for
- * the next call, unless it is the only one: then it is larger than any cap and answered with its
- * first rows only). Null when none is left.
+ * the next call, unless it is the only one: then it is answered with its first rows only). Marks
+ * are no members. Null when none is left.
  */
 export function blocksAfter(
   sql: SqlStorage,
-  after: string,
+  after: number,
   rows: number,
   from = false,
-): { blocks: [string, string[]][]; last: string } | null {
-  const blocks = new Map<string, string[]>();
+): { blocks: [number, number[]][]; last: number } | null {
+  const blocks = new Map<number, number[]>();
   let read = 0;
-  let lastKey: string | undefined;
-  for (const [key, profileId] of sql
+  let lastKey: number | undefined;
+  for (const [key, lid] of sql
     .exec(
-      `SELECT key, profile_id FROM linkage_keys WHERE key ${from ? ">=" : ">"} ? ORDER BY key, profile_id LIMIT ?`,
+      `SELECT key, lid FROM linkage_keys WHERE key ${from ? ">=" : ">"} ? AND lid <> ? ORDER BY key, lid LIMIT ?`,
       after,
+      OVER_CAP,
       rows,
     )
-    .raw<[string, string]>()) {
+    .raw<[number, number]>()) {
     read++;
-    if (key === lastKey) (blocks.get(key) as string[]).push(profileId);
-    else blocks.set(key, [profileId]);
+    if (key === lastKey) (blocks.get(key) as number[]).push(lid);
+    else blocks.set(key, [lid]);
     lastKey = key;
   }
   if (lastKey === undefined) return null;
@@ -184,38 +269,34 @@ export function nothingCompared(sql: SqlStorage): boolean {
   return sql.exec("SELECT 1 FROM linkage_profiles UNION ALL SELECT 1 FROM linkage_pairs LIMIT 1").toArray().length === 0;
 }
 
-/** Adds pairs not kept yet (in `profile_a` < `profile_b` order), their patterns counted. */
+/** Adds pairs not kept yet (`a` < `b`), their patterns counted. */
 export function addPairs(sql: SqlStorage, pairs: readonly PairRow[]): void {
   if (pairs.length === 0) return;
-  const added = sql
-    .exec<{ pattern: string }>(
-      `INSERT INTO linkage_pairs (profile_a, profile_b, pattern, meetings)
+  const added = [
+    ...sql
+      .exec(
+        `INSERT INTO linkage_pairs (a, b, pattern, meetings)
        SELECT p.value ->> 0, p.value ->> 1, p.value ->> 2, p.value ->> 3 FROM json_each(?) p WHERE true
        ON CONFLICT DO NOTHING RETURNING pattern`,
-      JSON.stringify(pairs.map((pair) => [pair.profileA, pair.profileB, pair.pattern, pair.meetings])),
-    )
-    .toArray()
-    .map((row) => row.pattern);
+        JSON.stringify(pairs.map((pair) => [pair.a, pair.b, pair.pattern, pair.meetings])),
+      )
+      .raw<[string]>(),
+  ].map(([pattern]) => pattern);
   countPatterns(sql, added, 1);
 }
 
-/** The kept pairs among `pairs`, by `a|b`. */
-export function keptPairs(sql: SqlStorage, pairs: readonly [string, string][]): Map<string, PairRow> {
+/** The kept pairs among `pairs` (`a` < `b`), by `a|b`. */
+export function keptPairs(sql: SqlStorage, pairs: readonly [number, number][]): Map<string, PairRow> {
   const out = new Map<string, PairRow>();
   if (pairs.length === 0) return out;
-  const rows = sql.exec<{ profile_a: string; profile_b: string; pattern: string; meetings: number }>(
-    `SELECT l.profile_a, l.profile_b, l.pattern, l.meetings FROM json_each(?) p
-     CROSS JOIN linkage_pairs l ON l.profile_a = p.value ->> 0 AND l.profile_b = p.value ->> 1`,
-    JSON.stringify(pairs),
-  );
-  for (const row of rows) {
-    out.set(`${row.profile_a}|${row.profile_b}`, {
-      profileA: row.profile_a,
-      profileB: row.profile_b,
-      pattern: row.pattern,
-      meetings: row.meetings,
-    });
-  }
+  const rows = sql
+    .exec(
+      `SELECT l.a, l.b, l.pattern, l.meetings FROM json_each(?) p
+       CROSS JOIN linkage_pairs l ON l.a = p.value ->> 0 AND l.b = p.value ->> 1`,
+      JSON.stringify(pairs),
+    )
+    .raw<[number, number, string, number]>();
+  for (const [a, b, pattern, meetings] of rows) out.set(`${a}|${b}`, { a, b, pattern, meetings });
   return out;
 }
 
@@ -223,49 +304,65 @@ export function setMeetings(sql: SqlStorage, pairs: readonly PairRow[]): void {
   if (pairs.length === 0) return;
   sql.exec(
     `UPDATE linkage_pairs SET meetings = p.value ->> 2 FROM json_each(?) p
-     WHERE linkage_pairs.profile_a = p.value ->> 0 AND linkage_pairs.profile_b = p.value ->> 1`,
-    JSON.stringify(pairs.map((pair) => [pair.profileA, pair.profileB, pair.meetings])),
+     WHERE linkage_pairs.a = p.value ->> 0 AND linkage_pairs.b = p.value ->> 1`,
+    JSON.stringify(pairs.map((pair) => [pair.a, pair.b, pair.meetings])),
   );
 }
 
 /** Kept pairs after `after`, in pair order. */
-export function pairsAfter(sql: SqlStorage, after: readonly [string, string], limit: number): PairRow[] {
+export function pairsAfter(sql: SqlStorage, after: readonly [number, number], limit: number): PairRow[] {
   const out: PairRow[] = [];
-  for (const [profileA, profileB, pattern, meetings] of sql
-    .exec(
-      "SELECT profile_a, profile_b, pattern, meetings FROM linkage_pairs WHERE (profile_a, profile_b) > (?, ?) ORDER BY profile_a, profile_b LIMIT ?",
-      ...after,
-      limit,
-    )
-    .raw<[string, string, string, number]>()) {
-    out.push({ profileA, profileB, pattern, meetings });
+  for (const [a, b, pattern, meetings] of sql
+    .exec("SELECT a, b, pattern, meetings FROM linkage_pairs WHERE (a, b) > (?, ?) ORDER BY a, b LIMIT ?", ...after, limit)
+    .raw<[number, number, string, number]>()) {
+    out.push({ a, b, pattern, meetings });
   }
   return out;
 }
 
 /** Every pattern with how many kept pairs have it. */
 export function patternCounts(sql: SqlStorage): [string, number][] {
-  return sql
-    .exec<{ pattern: string; pairs: number }>("SELECT pattern, pairs FROM linkage_patterns")
-    .toArray()
-    .map((row) => [row.pattern, row.pairs]);
+  return [...sql.exec("SELECT pattern, pairs FROM linkage_patterns").raw<[string, number]>()];
 }
 
 /** Dirty profiles after `after`, in order. */
-export function dirtyAfter(sql: SqlStorage, after: string, limit: number): string[] {
-  return sql
-    .exec<{ profile_id: string }>(
-      "SELECT profile_id FROM linkage_dirty WHERE profile_id > ? ORDER BY profile_id LIMIT ?",
-      after,
-      limit,
-    )
-    .toArray()
-    .map((row) => row.profile_id);
+export function dirtyAfter(sql: SqlStorage, after: number, limit: number): number[] {
+  return [...sql.exec("SELECT lid FROM linkage_dirty WHERE lid > ? ORDER BY lid LIMIT ?", after, limit).raw<[number]>()].map(
+    ([lid]) => lid,
+  );
 }
 
 /** Forgets up to `limit` dirty marks; answers how many went. */
 export function forgetDirty(sql: SqlStorage, limit: number): number {
-  return sql
-    .exec("DELETE FROM linkage_dirty WHERE profile_id IN (SELECT profile_id FROM linkage_dirty LIMIT ?) RETURNING 1", limit)
-    .toArray().length;
+  return sql.exec("DELETE FROM linkage_dirty WHERE lid IN (SELECT lid FROM linkage_dirty LIMIT ?) RETURNING 1", limit).toArray()
+    .length;
+}
+
+/**
+ * Forgets what the job keeps of profiles (an erasure, `privacy/identity-cut.ts`): their rows, keys,
+ * marks and pairs, each pair's pattern counted down as `markDirty` does. Answers how many profile
+ * rows and pairs went.
+ */
+export function forgetLinkage(sql: SqlStorage, profileIds: readonly string[]): number {
+  const rows = [
+    ...sql
+      .exec(
+        "DELETE FROM linkage_profiles WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING lid, keys",
+        JSON.stringify(profileIds),
+      )
+      .raw<[number, string]>(),
+  ];
+  if (rows.length === 0) return 0;
+  const lids = rows.map(([lid]) => lid);
+  const keys = rows.flatMap(([lid, keys]) => (JSON.parse(keys) as number[]).map((key) => [key, lid]));
+  if (keys.length > 0) {
+    sql.exec(
+      "DELETE FROM linkage_keys WHERE (key, lid) IN (SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k)",
+      JSON.stringify(keys),
+    );
+  }
+  sql.exec("DELETE FROM linkage_dirty WHERE lid IN (SELECT value FROM json_each(?))", JSON.stringify(lids));
+  const patterns = deletePairsOf(sql, lids);
+  countPatterns(sql, patterns, -1);
+  return rows.length + patterns.length;
 }
