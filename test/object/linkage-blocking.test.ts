@@ -5,24 +5,45 @@ import type { SpaceObject } from "../../src/space/object";
 import { moveClock, runAlarms, stub } from "../support/memory";
 import { batch, createSpace, json, message, type Space } from "../support/seed";
 
+/** A profile whose only trait is one postal code. */
+const holder = (i: number, postalCode: string) =>
+  message({
+    kind: "system_event",
+    canonical_type: "customer.updated",
+    channel: "crm",
+    content: undefined,
+    handles: [{ type: "system_id", scope: "crm", value: `c-${i}` }],
+    attributes: { postal_code: postalCode },
+  });
+
+async function runJob(space: Space): Promise<void> {
+  await moveClock(space, 60_000);
+  await runAlarms(space);
+}
+
 /** `count` profiles whose only trait is one postal code. */
 async function sharing(count: number, postalCode: string): Promise<Space> {
   const space = await createSpace();
-  const items = Array.from({ length: count }, (_, i) =>
-    message({
-      kind: "system_event",
-      canonical_type: "customer.updated",
-      channel: "crm",
-      content: undefined,
-      handles: [{ type: "system_id", scope: "crm", value: `c-${i}` }],
-      attributes: { postal_code: postalCode },
-    }),
+  await json(
+    await batch(
+      space,
+      Array.from({ length: count }, (_, i) => holder(i, postalCode)),
+    ),
+    200,
   );
-  await json(await batch(space, items), 200);
-  await moveClock(space, 60_000);
-  await runAlarms(space);
+  await runJob(space);
   return space;
 }
+
+/** The rows of `linkage_keys`: members (`lid` > 0) and marks of keys past the cap (`lid` 0). */
+const keyRows = (space: Space) =>
+  runInDurableObject(stub(space), (_instance: SpaceObject, state) =>
+    state.storage.sql
+      .exec<{ members: number; marks: number }>(
+        "SELECT count(*) FILTER (WHERE lid > 0) AS members, count(*) FILTER (WHERE lid = 0) AS marks FROM linkage_keys",
+      )
+      .one(),
+  );
 
 const keptPairs = (space: Space) =>
   runInDurableObject(
@@ -38,5 +59,23 @@ describe("blocking caps", () => {
 
   it("skips a key held by more: its profiles are compared only through their other keys", async () => {
     expect(await keptPairs(await sharing(MAX_BLOCK + 1, "2000"))).toBe(0);
+  });
+
+  it("keeps a key past the cap as one mark without members, and a profile joining it later is not compared through it", async () => {
+    const space = await sharing(MAX_BLOCK + 1, "2000");
+    expect(await keyRows(space)).toEqual({ members: 0, marks: 1 });
+    await json(await batch(space, [holder(MAX_BLOCK + 1, "2000")]), 200);
+    await runJob(space);
+    expect(await keyRows(space)).toEqual({ members: 0, marks: 1 });
+    expect(await keptPairs(space)).toBe(0);
+  });
+
+  it("compares a profile joining a key under the cap with each member, incrementally", async () => {
+    const space = await sharing(3, "2000");
+    expect(await keptPairs(space)).toBe(3);
+    await json(await batch(space, [holder(3, "2000")]), 200);
+    await runJob(space);
+    expect(await keyRows(space)).toEqual({ members: 4, marks: 0 });
+    expect(await keptPairs(space)).toBe(6);
   });
 });

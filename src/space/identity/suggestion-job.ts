@@ -12,12 +12,13 @@ import {
   keptPairs,
   linkageIds,
   markDirty,
+  maxPairLid,
   nothingCompared,
   type PairRow,
-  pairsAfter,
   partnersOf,
   patternCounts,
   profileIdsOf,
+  reachingPairs,
   setMeetings,
   traitsByProfile,
   writeProfiles,
@@ -92,6 +93,7 @@ const STEP = {
   pairs: 40,
   meetings: 50,
   score: 100,
+  scoreLids: 1000,
   withdraw: 250,
   tidy: 500,
   firstChanges: 100,
@@ -314,23 +316,26 @@ function estimateStep(sql: SqlStorage, state: JobState, now: number): JobState {
   return { ...then(state, "score"), sample: null };
 }
 
+/**
+ * A score step: the kept pairs whose pattern reaches the threshold (weighed once per pattern) or
+ * whose profiles met, among those with `a` in a range of `STEP.scoreLids` linkage ids, so that
+ * SQLite passes over the others without handing them out; `STEP.score` found pairs at most (the
+ * step after goes on within the range). `after` is the last pair read and the range's end.
+ */
 function scoreStep(sql: SqlStorage, state: JobState, now: number): JobState {
-  const [a = 0, b = 0] = (state.after ?? []).map(Number);
-  const pairs = pairsAfter(sql, [a, b], STEP.score);
-  const last = pairs.at(-1);
-  if (!last) return then(state, "withdraw");
+  const [a = 0, b = 0, end = 1 + STEP.scoreLids] = (state.after ?? []).map(Number);
+  if (a > maxPairLid(sql)) return then(state, "withdraw");
   const model = currentModel(sql);
   const weights = levelWeights(model);
-  const scores = new Map<string, number>();
+  const scoreOf = (pattern: string, meetings: number) =>
+    Math.round(probabilityOf(matchWeight(decodePattern(pattern), weights, model.lambda, meetings)) * 1000) / 1000;
+  const reaching = patternCounts(sql)
+    .map(([pattern]) => pattern)
+    .filter((pattern) => scoreOf(pattern, 0) >= state.threshold);
+  const pairs = reachingPairs(sql, [a, b], end, reaching, STEP.score);
   const found: (PairRow & { score: number })[] = [];
   for (const pair of pairs) {
-    const key = `${pair.pattern}|${pair.meetings}`;
-    let score = scores.get(key);
-    if (score === undefined) {
-      score =
-        Math.round(probabilityOf(matchWeight(decodePattern(pair.pattern), weights, model.lambda, pair.meetings)) * 1000) / 1000;
-      scores.set(key, score);
-    }
+    const score = scoreOf(pair.pattern, pair.meetings);
     if (score >= state.threshold) found.push({ ...pair, score });
   }
   const ids = profileIdsOf(
@@ -343,7 +348,9 @@ function scoreStep(sql: SqlStorage, state: JobState, now: number): JobState {
     if (profileA !== undefined && profileB !== undefined) named.push({ ...pair, profileA, profileB });
   }
   recordFound(sql, named, state.startedAt, now);
-  return { ...state, after: [String(last.a), String(last.b)] };
+  const last = pairs.at(-1);
+  const after = last && pairs.length === STEP.score ? [last.a, last.b, end] : [end, 0, end + STEP.scoreLids];
+  return { ...state, after: after.map(String) };
 }
 
 export interface JobStatus {

@@ -309,15 +309,37 @@ export function setMeetings(sql: SqlStorage, pairs: readonly PairRow[]): void {
   );
 }
 
-/** Kept pairs after `after`, in pair order. */
-export function pairsAfter(sql: SqlStorage, after: readonly [number, number], limit: number): PairRow[] {
+/**
+ * Kept pairs after `after` with `a` below `before`, in pair order, whose pattern is among
+ * `patterns` or whose profiles met: the others are passed over inside SQLite.
+ */
+export function reachingPairs(
+  sql: SqlStorage,
+  after: readonly [number, number],
+  before: number,
+  patterns: readonly string[],
+  limit: number,
+): PairRow[] {
   const out: PairRow[] = [];
   for (const [a, b, pattern, meetings] of sql
-    .exec("SELECT a, b, pattern, meetings FROM linkage_pairs WHERE (a, b) > (?, ?) ORDER BY a, b LIMIT ?", ...after, limit)
+    .exec(
+      `SELECT a, b, pattern, meetings FROM linkage_pairs
+       WHERE (a, b) > (?1, ?2) AND a < ?3 AND (meetings > 0 OR pattern IN (SELECT value FROM json_each(?4)))
+       ORDER BY a, b LIMIT ?5`,
+      ...after,
+      before,
+      JSON.stringify(patterns),
+      limit,
+    )
     .raw<[number, number, string, number]>()) {
     out.push({ a, b, pattern, meetings });
   }
   return out;
+}
+
+/** The highest `a` of a kept pair (0 when none). */
+export function maxPairLid(sql: SqlStorage): number {
+  return sql.exec("SELECT max(a) FROM linkage_pairs").raw<[number | null]>().next().value?.[0] ?? 0;
 }
 
 /** Every pattern with how many kept pairs have it. */
