@@ -158,7 +158,7 @@ export const coOccurrences = sqliteTable(
  * Blocking keys of each profile with traits (`linkage/blocking.ts`), by the key's 53-bit hash and
  * the profile's linkage id: profiles sharing a key are compared. A key that came to be held by
  * more than `MAX_BLOCK` profiles keeps one row, `lid` 0, and no members. `WITHOUT ROWID` (raw SQL
- * in migration `0029`): a key's members are one range of the primary key. Owned by `linkage/pairs.ts`.
+ * in migration `0030`): a key's members are one range of the primary key. Owned by `linkage/pairs.ts`.
  */
 export const linkageKeys = sqliteTable(
   "linkage_keys",
