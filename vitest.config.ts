@@ -23,6 +23,13 @@ export default defineConfig({
           OPERATOR_TOKEN: "test-operator-token",
           UPLOAD_SECRET: "test-upload-secret",
         },
+        // Import tests deliver the `imports` queue's messages to the consumer themselves, at the
+        // moment each test chooses (test/support/imports.ts `deliver`): the queue's own delivery
+        // comes a minute after a message at the earliest, when a test has ended.
+        queueConsumers: {
+          imports: { maxBatchSize: 100, maxBatchTimeout: 60, maxRetries: 10 },
+          deliveries: { maxBatchSize: 10, maxBatchTimeout: 5, maxRetries: 10 },
+        },
       },
     }),
   ],

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import { unwrap } from "../http/problem";
 import { spaceObject } from "../space/address";
-import { CHUNK_RECORDS, type ImportRecord } from "../space/imports/chunks";
+import { CHUNK_RECORDS, type ImportChunk, type ImportRecord } from "../space/imports/chunks";
 import { type FileEntry, fileEntries, MAX_RECORD_BYTES, readCsvLayout } from "../space/imports/file-records";
 import { FileRefusal } from "../space/imports/file-refusal";
 import type { ImportOffset } from "../space/imports/records";
@@ -49,12 +49,21 @@ export async function readImport(env: Env, space: string, importId: string, opti
     let records: ImportRecord[] = [];
     let bytes = 0;
     let reached = at;
+    // One chunk in the space while the next is read: the space stores, the reader reads, at once.
+    const pipe: { inFlight: Promise<{ stale: boolean }> | null } = { inFlight: null };
+    const store = async (chunk: ImportChunk): Promise<{ stale: boolean }> => unwrap(await stub.importChunk(importId, chunk));
+    /** Sends what was read once the chunk before is stored; true when the space refused that one (another reader is ahead). */
     const send = async () => {
-      const stored = unwrap(await stub.importChunk(importId, { from: at.byte, records, to: reached }));
+      if (pipe.inFlight && (await pipe.inFlight).stale) return true;
+      const chunk = { from: at.byte, records, to: reached };
       records = [];
       bytes = 0;
       at = reached;
-      return stored;
+      const sent = store(chunk);
+      // Awaited by the next send or at the end; marked handled meanwhile.
+      sent.catch(() => undefined);
+      pipe.inFlight = sent;
+      return false;
     };
     try {
       for await (const entry of entries) {
@@ -63,13 +72,15 @@ export async function readImport(env: Env, space: string, importId: string, opti
         records.push(entry);
         bytes += "text" in entry ? entry.text.length : 0;
         if (records.length < CHUNK_RECORDS && bytes < CHUNK_BYTES) continue;
-        if ((await send()).stale) return "ended";
-        if (options.clock() - started >= options.budgetMs) return "continue";
+        if (await send()) return "ended";
+        if (options.clock() - started >= options.budgetMs) {
+          return (await pipe.inFlight)?.stale ? "ended" : "continue";
+        }
       }
-      if (records.length > 0 || reached.byte !== at.byte) {
-        if ((await send()).stale) return "ended";
-      }
+      if ((records.length > 0 || reached.byte !== at.byte) && (await send())) return "ended";
+      if ((await pipe.inFlight)?.stale) return "ended";
     } finally {
+      await pipe.inFlight?.catch(() => undefined);
       await entries.return();
       await object.body.cancel().catch(() => undefined);
     }

@@ -50,13 +50,16 @@
 // BENCH_LOCAL_OBSERVABILITY=1 (keep wrangler's local observability on, to measure its cost),
 // BENCH_TREE=<dir> (the servers build from that checkout instead of this one, e.g. a `git
 // worktree` of an older commit with node_modules linked: this bench's figures of another tree),
-// BENCH_ONLY=ingest, suggestions, memory, ratelimit, forget or media (only the ingest rounds, only
-// the suggestions job and the labelled records, only the memory phase, only the rate-limit rounds,
-// only the erasure phase, or only the media uploads; the last line holds their figures only).
+// BENCH_ONLY=ingest, suggestions, memory, ratelimit, forget, media or import (only the ingest
+// rounds, only the suggestions job and the labelled records, only the memory phase, only the
+// rate-limit rounds, only the erasure phase, only the media uploads, or only the file imports; the
+// last line holds their figures only).
 // The erasure phase (forget.mjs: forget_ms, forget_other_context_p99_ratio) runs after the memory
 // phase, on a service of its own: a subject of FORGET.subjectEvents events erased while other
 // customers' contexts are read. The media uploads (media.mjs: upload_mb_per_s, MEDIA_ROUNDS uploads
-// of 100 MB through the development store) run last, on a service of their own.
+// of 100 MB through the development store) run after it, on a service of their own, and the file
+// imports (imports.mjs: IMPORTS.ndjsonMb NDJSON files and a CSV of IMPORTS.csvRows identities,
+// each on a service of its own) last.
 // The rate limits' cost (rate-limits.mjs: rate_limit_overhead_ratio) is measured right after the
 // ingest rounds, on the same service: ROUNDS interleaved rounds of ROUND_BATCHES / 2 batches into
 // a space with every limit configured and none reached, and into one without limits.
@@ -72,6 +75,7 @@ import { contextFigures } from "./context.mjs";
 import { median, overRounds, pct, pooled, ratioOverRounds, round, spread } from "./figures.mjs";
 import { forgetFigures } from "./forget.mjs";
 import { identifyRate, mergeLarge, suggestionsJob } from "./identity.mjs";
+import { csvImport, ndjsonImport, referenceIngest } from "./imports.mjs";
 import { uploadFigures } from "./media.mjs";
 import { memoryFigures } from "./memory.mjs";
 import { rateLimitOverhead } from "./rate-limits.mjs";
@@ -84,11 +88,12 @@ const QUICK = process.env.BENCH_QUICK === "1";
  * `BENCH_ONLY=ingest`: the warm-ups, the floor and the ingest rounds only, for iterating on the
  * batch path; `BENCH_ONLY=suggestions`: the suggestions job and the labelled records only;
  * `BENCH_ONLY=memory`: the memory phase only; `BENCH_ONLY=ratelimit`: the rate limits' cost only;
- * `BENCH_ONLY=forget`: the erasure phase only; `BENCH_ONLY=media`: the media uploads only.
+ * `BENCH_ONLY=forget`: the erasure phase only; `BENCH_ONLY=media`: the media uploads only;
+ * `BENCH_ONLY=import`: the file imports only.
  */
 const ONLY = process.env.BENCH_ONLY ?? "";
-if (!["", "ingest", "suggestions", "memory", "ratelimit", "forget", "media"].includes(ONLY))
-  throw new Error(`BENCH_ONLY must be ingest, suggestions, memory, ratelimit, forget or media, got ${ONLY}`);
+if (!["", "ingest", "suggestions", "memory", "ratelimit", "forget", "media", "import"].includes(ONLY))
+  throw new Error(`BENCH_ONLY must be ingest, suggestions, memory, ratelimit, forget, media or import, got ${ONLY}`);
 const INGEST_ONLY = ONLY === "ingest";
 const ROUNDS = Math.round(setting("BENCH_ROUNDS", 5));
 const ROUND_BATCHES = Math.round(setting("BENCH_ROUND_BATCHES", QUICK ? 60 : 200));
@@ -128,6 +133,10 @@ const MEMORY = QUICK ? { customers: 8, repeats: 2 } : { customers: 40, repeats: 
 /** The erasure phase: other customers and their events, the subject's events (issue 32: 10,000), floor samples. */
 /** Uploads of 100 MB: each writes 100 MB to local R2's disk, so fewer than the other phases' rounds. */
 const MEDIA_ROUNDS = QUICK ? 1 : Math.min(ROUNDS, 3);
+/** File imports: NDJSON files of these sizes (MB; the last one's rate is the figure), a CSV of this many rows, the reference ingest. */
+const IMPORTS = QUICK
+  ? { ndjsonMb: [5, 20], csvRows: 10_000, reference: { batches: 40, clients: CLIENTS }, compileLimitS: 600 }
+  : { ndjsonMb: [20, 100], csvRows: 100_000, reference: { batches: 120, clients: CLIENTS }, compileLimitS: 1_800 };
 const FORGET = QUICK
   ? { others: 500, perOther: 10, subjectEvents: 2_000, floor: 100 }
   : { others: 2_000, perOther: 10, subjectEvents: 10_000, floor: 300 };
@@ -145,6 +154,10 @@ const TARGETS = [
   ["ingest_ratio", "≥", 0.5, "full / minimal path items/s"],
   ["rate_limit_overhead_ratio", "≥", 0.95, "ingest with every limit configured, none reached / without"],
   ["upload_mb_per_s", null, null, "100 MB through the development store (production uploads go to R2)"],
+  ["import_ratio", "≥", 0.5, "NDJSON import items/s / batch ingest items/s, same service"],
+  ["import_rss_ratio", "≤", 1.2, "workerd's peak RSS importing the larger file / the smaller"],
+  ["import_compiled_s", null, null, "from the import's `completed` to every imported profile compiled"],
+  ["csv_rows_per_s", null, null, "CSV identities, identity resolution on"],
   ["forget_ms", "≤", 5_000, "erasure of a subject of 10,000 events, request to signed receipt"],
   ["forget_other_context_p99_ratio", "≤", 2.0, "other customers' context p99 during the erasure / floor p99"],
   ["batch_p99_ratio", "≤", 1.5, "full / minimal path batch p99"],
@@ -198,7 +211,7 @@ try {
     console.log("");
     printVerdicts(figures.json);
   }
-  if (ONLY === "ratelimit" || ONLY === "forget" || ONLY === "media") printVerdicts(figures.json);
+  if (ONLY === "ratelimit" || ONLY === "forget" || ONLY === "media" || ONLY === "import") printVerdicts(figures.json);
   console.log(JSON.stringify(figures.json));
 } catch (error) {
   console.error(`\nbench failed: ${error instanceof Error ? error.message : error}`);
@@ -226,6 +239,7 @@ async function main() {
   if (ONLY === "ratelimit") return { json: await rateLimitRun(secrets, workload) };
   if (ONLY === "forget") return { json: await forgetRun(secrets) };
   if (ONLY === "media") return { json: (await mediaRun(secrets)).figures };
+  if (ONLY === "import") return { json: await importRun(secrets) };
   log("starting the service and the minimal path (wrangler dev)");
   const [service, bare] = await Promise.all([
     startWrangler({ label: "full", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" }),
@@ -296,9 +310,11 @@ async function main() {
   const media = await mediaRun(secrets);
   if (media.observabilityWritten) observability.push("media");
 
+  const imports = await importRun(secrets);
   const json = {
     ...figuresOf({ ingest, rateLimits, floor, identify, merges, suggestions, context, memory: memory.figures, forget }),
     ...media.figures,
+    ...imports,
   };
   return { json, ingest, floor, context, merges, suggestions, observability };
 }
@@ -360,6 +376,56 @@ async function mediaRun(secrets) {
   } finally {
     await service.stop();
   }
+}
+
+/**
+ * The file imports (imports.mjs), each file on a service of its own: the NDJSON files by size
+ * (the last one's rate against a batch ingest into another space of its service, measured just
+ * before), then the CSV.
+ */
+async function importRun(secrets) {
+  const figures = {};
+  const peaks = [];
+  const onItsOwn = async (label, work) => {
+    const service = await startWrangler({ label, cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
+    try {
+      return await work(service);
+    } finally {
+      await service.stop();
+    }
+  };
+  const reference = IMPORTS.reference;
+  log(
+    `imports: the reference, ${reference.batches} batches of ${BATCH_ITEMS} events (${reference.clients} clients), on a service of its own`,
+  );
+  const referenceRate = await onItsOwn("imports-reference", (service) =>
+    referenceIngest(service.origin, secrets.OPERATOR_TOKEN, reference),
+  );
+  log(`imports: reference batch ingest ${Math.round(referenceRate)} items/s`);
+  for (const [index, megabytes] of IMPORTS.ndjsonMb.entries()) {
+    const last = index === IMPORTS.ndjsonMb.length - 1;
+    log(`imports: an NDJSON file of ${megabytes} MB, on a service of its own`);
+    const compileLimitS = last ? IMPORTS.compileLimitS : null;
+    const run = await onItsOwn("imports", (service) =>
+      ndjsonImport(service, secrets.OPERATOR_TOKEN, { megabytes, compileLimitS, log }),
+    );
+    figures[`import_peak_rss_mb_${megabytes}mb`] = Math.round(run.peakRssMb);
+    peaks.push(run.peakRssMb);
+    if (last) {
+      figures.import_items_per_s = Math.round(run.itemsPerS);
+      figures.import_reference_items_per_s = Math.round(referenceRate);
+      figures.import_ratio = round(run.itemsPerS / referenceRate, 2);
+      figures.import_compiled_s = run.compiledS === null ? null : round(run.compiledS, 1);
+    }
+  }
+  figures.import_rss_ratio = round((peaks.at(-1) ?? 0) / (peaks[0] ?? 1), 2);
+  log(`imports: a CSV of ${IMPORTS.csvRows} identities, on a service of its own`);
+  const csv = await onItsOwn("imports-csv", (service) =>
+    csvImport(service, secrets.OPERATOR_TOKEN, { rows: IMPORTS.csvRows, log }),
+  );
+  figures.csv_rows_per_s = Math.round(csv.rowsPerS);
+  log(`figures: ${JSON.stringify(figures)}`);
+  return figures;
 }
 
 /** The erasure phase on a service of its own (forget.mjs). */

@@ -97,6 +97,8 @@ export async function startWrangler({ label, cwd, config, vars = {}, readyPath, 
     observabilityWritten: () => existsSync(join(persistDir, "v3", "observability")),
     /** CPU seconds the server's processes (wrangler and workerd) have used so far. */
     cpuSeconds: () => groupCpuSeconds(child.pid),
+    /** The process group (wrangler and its workerd), for reading its processes in /proc. */
+    pgid: child.pid,
     stop: async () => {
       running.delete(server);
       await killGroup(child, exited);
