@@ -136,7 +136,7 @@ const MEDIA_ROUNDS = QUICK ? 1 : Math.min(ROUNDS, 3);
 /** File imports: NDJSON files of these sizes (MB; the last one's rate is the figure), a CSV of this many rows, the reference ingest. */
 const IMPORTS = QUICK
   ? { ndjsonMb: [5, 20], csvRows: 10_000, reference: { batches: 40, clients: CLIENTS }, compileLimitS: 600 }
-  : { ndjsonMb: [20, 100], csvRows: 100_000, reference: { batches: 120, clients: CLIENTS }, compileLimitS: 1_800 };
+  : { ndjsonMb: [20, 100], csvRows: 100_000, reference: { batches: 120, clients: CLIENTS }, compileLimitS: 900 };
 const FORGET = QUICK
   ? { others: 500, perOther: 10, subjectEvents: 2_000, floor: 100 }
   : { others: 2_000, perOther: 10, subjectEvents: 10_000, floor: 300 };
