@@ -147,6 +147,7 @@ export class SpaceObject extends DurableObject<Env> {
           mayCompile: (jobRunning) =>
             this.#pacing.mayCompile(now, {
               backlogged: () => compileBacklog(this.#sql, BACKLOG_SESSIONS),
+              saturated: this.#pacing.writesSaturate(performance.now()),
               readerWaits: () => readerWaits(this.#sql),
               jobRunning,
             }),
@@ -193,13 +194,14 @@ export class SpaceObject extends DurableObject<Env> {
           source: caller.source,
         };
         const config = this.#replica.config.values;
+        const started = performance.now();
         const parsed = parseJsonBody(body);
         const media = await mediaCheckOf(this.#sql, this.env.FILES, this.#space.spaceName(), parsed, () => this.clock.now());
         const chunkItems = this.#batchPacing.chunkItems(performance.now());
         const chunks = ingestBatch(this.#space.intake, intakeCaller, parsed, now, config, chunkItems, media);
         for (let step = chunks.next(); ; step = chunks.next()) {
           if (step.done) {
-            this.#pacing.wrote();
+            this.#pacing.wrote(started, performance.now());
             this.#space.limits.eventsAccepted(step.value.accepted, now);
             return step.value;
           }
