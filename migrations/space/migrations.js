@@ -29,6 +29,7 @@ import m0027 from "./0027_erasures.sql";
 import m0028 from "./0028_media.sql";
 import m0029 from "./0029_imports.sql";
 import m0030 from "./0030_linkage_ids.sql";
+import m0031 from "./0031_search_backlog.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -65,5 +66,6 @@ export default {
     m0028,
     m0029,
     m0030,
+    m0031,
   },
 };

@@ -10,6 +10,7 @@ import { foldPlacements } from "./memory/session-events";
 import { closeSessions, foldSessions } from "./memory/sessions";
 import { continueErasure, type ErasureJob, retrySigning } from "./privacy/erasures";
 import { continueRetention, type RetentionJob } from "./privacy/retention";
+import { indexStep } from "./search/backlog";
 import { reindexSlice } from "./search/reindex";
 import { setTimer, type Timer, takeDueTimers } from "./timers";
 
@@ -38,6 +39,8 @@ export interface Round {
   mayCompile: (jobRunning: boolean) => boolean;
   /** Whether closed sessions are queued for a model: a binding and a model named in config. */
   summarizing?: boolean;
+  /** Whether batches keep the object busy (`CompilePacing.writesSaturate`): the search index gives way. */
+  saturated?: boolean;
 }
 
 /** Runs every timer due at `now` (DESIGN §4): the one place a timer's kind meets its effect. */
@@ -99,6 +102,9 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
     }
     case "search.reindex":
       reindexSlice(sql, now, stopwatch);
+      break;
+    case "search.index":
+      indexStep(sql, now, round.saturated === true);
       break;
     case "memory.summarize":
       break; // in effects: the object starts it after the round

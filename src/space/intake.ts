@@ -19,7 +19,7 @@ import { arrivalsUnderErasure } from "./privacy/arrivals";
 import { countArrivals } from "./privacy/erasures";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
-import { indexMessages, type StoredMessage } from "./search/writes";
+import { type QueuedMessage, queueMessages } from "./search/backlog";
 
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>;
 
@@ -172,7 +172,7 @@ function storeChunk(
   placeEvents(intake.sql, rows.length, now);
   resolution.finish();
   const live = memory.finish();
-  indexMessages(intake.sql, messagesOf(resolved, rows, seqs));
+  queueMessages(intake.sql, messagesOf(resolved, rows, seqs), now);
   const turns = caller.test
     ? []
     : resolved.flatMap(({ item, profileId, occurredAt }) =>
@@ -186,30 +186,18 @@ function storeChunk(
   return live;
 }
 
-/** The stored messages of a chunk, in `seq` order (`rows` are `resolved`'s, in order). */
+/** The stored messages of a chunk with something to search (a text or a transcript), in `seq` order (`rows` are `resolved`'s, in order). */
 function messagesOf(
   resolved: readonly { item: BatchItem }[],
   rows: readonly ItemRow[],
   seqs: ReadonlyMap<string, number>,
-): StoredMessage[] {
+): QueuedMessage[] {
   return resolved.flatMap(({ item }, index) => {
     const row = rows[index];
     const seq = row && seqs.get(row.itemId);
     if (item.type !== "event" || item.kind !== "message" || !row || seq === undefined || row.profileId === null) return [];
-    return [
-      {
-        seq,
-        itemId: row.itemId,
-        profileId: row.profileId,
-        sourceId: row.sourceId,
-        sessionId: row.sessionId,
-        occurredAt: row.occurredAt,
-        channel: row.channel,
-        conversationId: row.conversationId,
-        text: item.content.text ?? null,
-        transcript: item.content.transcript ?? null,
-      },
-    ];
+    if (!item.content.text && !item.content.transcript) return [];
+    return [{ seq, profileId: row.profileId }];
   });
 }
 

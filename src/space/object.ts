@@ -141,17 +141,19 @@ export class SpaceObject extends DurableObject<Env> {
     const model = this.#modelSettings();
     for (let round = 1; ; round++) {
       const now = this.clock.now();
+      const saturated = this.#pacing.writesSaturate(performance.now());
       const effects = this.#db.transaction(() =>
         runDueTimers(this.#sql, now, {
           stopwatch: () => performance.now(),
           mayCompile: (jobRunning) =>
             this.#pacing.mayCompile(now, {
               backlogged: () => compileBacklog(this.#sql, BACKLOG_SESSIONS),
-              saturated: this.#pacing.writesSaturate(performance.now()),
+              saturated,
               readerWaits: () => readerWaits(this.#sql),
               jobRunning,
             }),
           summarizing: model !== null,
+          saturated,
         }),
       );
       this.#hot.close(effects.closed);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import migrations from "../../migrations/space/migrations.js";
 import { foldPlacements } from "../../src/space/memory/session-events";
+import { catchUpIndex } from "../../src/space/search/backlog";
 import { NEAR_STEMS } from "../../src/space/search/neighbours";
 import { search } from "../../src/space/search/query";
 import { REINDEX_SLICE_MS, REINDEX_STEP_ROWS, reindexSlice, stemsReady } from "../../src/space/search/reindex";
@@ -10,7 +11,7 @@ import { TRACK_CALLER as caller, storeBatch, withIntake } from "../support/intak
 import { message } from "../support/seed";
 
 /**
- * What the batch path writes to `search_stems` (the turns before a message), and the reindex of
+ * What indexing a batch's messages writes to `search_stems` (the turns before a message), and the reindex of
  * rows indexed before it existed (migration 0018, `reindex.ts`), on the object's real SQLite.
  */
 
@@ -45,12 +46,19 @@ function stemsRows(sql: SqlStorage): StemsRow[] {
     .toArray();
 }
 
+/** A batch stored, then indexed as the `search.index` timer would before anything else ran. */
+function storeIndexed(...args: Parameters<typeof storeBatch>): ReturnType<typeof storeBatch> {
+  const stored = storeBatch(...args);
+  catchUpIndex(args[0].sql, null);
+  return stored;
+}
+
 const nearOf = (sql: SqlStorage) => Object.fromEntries(stemsRows(sql).map((row) => [`${row.kind} ${row.text}`, row.near]));
 
 describe("search_stems: each message with the words of the turns before it", () => {
   it("gives a message the stems of the two turns before it in its session, across batches, folded or not", async () => {
     const near = await withIntake((intake, sql) => {
-      storeBatch(
+      storeIndexed(
         intake,
         caller,
         {
@@ -63,7 +71,7 @@ describe("search_stems: each message with the words of the turns before it", () 
         NOW,
         CONFIG,
       );
-      storeBatch(
+      storeIndexed(
         intake,
         caller,
         { items: [turn("c1", "It arrives on Thursday.", 3, { speaker: { role: "ai_agent" } })] },
@@ -71,7 +79,7 @@ describe("search_stems: each message with the words of the turns before it", () 
         CONFIG,
       );
       foldPlacements(sql);
-      storeBatch(
+      storeIndexed(
         intake,
         caller,
         {
@@ -100,7 +108,7 @@ describe("search_stems: each message with the words of the turns before it", () 
   it("gives a message at most NEAR_STEMS distinct stems of the turns before it, the nearest turn's first", async () => {
     const words = Array.from({ length: 40 }, (_, i) => `word${i}`);
     const near = await withIntake((intake, sql) => {
-      storeBatch(
+      storeIndexed(
         intake,
         caller,
         { items: [turn("c1", `${words.join(" ")} word0 word1`, 0), turn("c1", "parcel parcel late", 1), turn("c1", "ok", 2)] },
@@ -115,8 +123,8 @@ describe("search_stems: each message with the words of the turns before it", () 
 
   it("gives a turn that arrives after a later one the turns before it in time, and leaves function words out", async () => {
     const near = await withIntake((intake, sql) => {
-      storeBatch(intake, caller, { items: [turn("c1", "The sofa is blue", 0), turn("c1", "And the chair?", 10)] }, NOW, CONFIG);
-      storeBatch(intake, caller, { items: [turn("c1", "Is it in stock?", 5)] }, NOW, CONFIG);
+      storeIndexed(intake, caller, { items: [turn("c1", "The sofa is blue", 0), turn("c1", "And the chair?", 10)] }, NOW, CONFIG);
+      storeIndexed(intake, caller, { items: [turn("c1", "Is it in stock?", 5)] }, NOW, CONFIG);
       return nearOf(sql);
     });
     expect(near).toEqual({
@@ -134,7 +142,7 @@ describe("the reindex of rows indexed before search_stems (migration 0018)", () 
       const items = Array.from({ length: 60 }, (_, i) =>
         turn(`c${i % 7}`, i % 10 === 0 ? `We moved the parcel ${i} to the depot` : `Thanks for waiting ${i}`, i),
       );
-      for (let i = 0; i < items.length; i += 25) storeBatch(intake, caller, { items: items.slice(i, i + 25) }, NOW, CONFIG);
+      for (let i = 0; i < items.length; i += 25) storeIndexed(intake, caller, { items: items.slice(i, i + 25) }, NOW, CONFIG);
       const written = stemsRows(sql);
       expect(written.length).toBe(60);
 
@@ -170,7 +178,7 @@ describe("the reindex of rows indexed before search_stems (migration 0018)", () 
   it("finishes at once on a space with nothing indexed, and never stems a row twice", async () => {
     await withIntake((intake, sql) => {
       expect(stemsReady(sql)).toBe(true);
-      storeBatch(intake, caller, { items: [turn("c1", "first words", 0)] }, NOW, CONFIG);
+      storeIndexed(intake, caller, { items: [turn("c1", "first words", 0)] }, NOW, CONFIG);
       sql.exec("INSERT INTO search_reindex (id, next_rowid, last_rowid) VALUES (1, 1, 1)");
       reindexSlice(sql, NOW, () => 0);
       expect(stemsReady(sql)).toBe(true);
@@ -182,7 +190,7 @@ describe("the reindex of rows indexed before search_stems (migration 0018)", () 
 describe("search_turns: each turn's stems by seq (migration 0022)", () => {
   it("is filled from search_stems for turns indexed before it, and later messages find their words", async () => {
     const near = await withIntake((intake, sql) => {
-      storeBatch(
+      storeIndexed(
         intake,
         caller,
         {
@@ -206,7 +214,7 @@ describe("search_turns: each turn's stems by seq (migration 0022)", () => {
       expect(sql.exec("SELECT seq, stems FROM search_turns ORDER BY seq").toArray()).toEqual(written);
       expect(sql.exec("SELECT name FROM sqlite_master WHERE name = 'search_state'").toArray()).toEqual([]);
 
-      storeBatch(intake, caller, { items: [turn("c1", "Found it", 3)] }, NOW, CONFIG);
+      storeIndexed(intake, caller, { items: [turn("c1", "Found it", 3)] }, NOW, CONFIG);
       return nearOf(sql);
     });
     expect(near["message Found it"]).toBe("check warehous now sofa");

@@ -54,17 +54,19 @@ export class MemoryRequests {
     request: { body: BodyInput } | { profileId: string; query: ProfileSearchQuery },
   ): Promise<Outcome<SearchPage>> {
     const space = this.#space;
+    // Messages not indexed yet are indexed in a transaction of their own before the search reads.
+    const committed = (work: () => void) => space.db.transaction(work);
     return space.admitted(credential, POLICIES.search, (caller) => {
       const viewer = viewerOf(caller);
       if ("profileId" in request) {
         const { profileId, query } = request;
         return space.paged("search", query.cursor, "query.cursor", (cursor) =>
-          searchProfile(space.sql, profileId, { ...query, cursor }, viewer, space.searchTerms),
+          searchProfile(space.sql, profileId, { ...query, cursor }, viewer, space.searchTerms, committed),
         );
       }
       const input = parseOrRefuse(SearchInputSchema, parseJsonBody(request.body));
       return space.paged("search", input.cursor, "cursor", (cursor) =>
-        searchSpace(space.sql, { ...input, cursor }, viewer, space.searchTerms),
+        searchSpace(space.sql, { ...input, cursor }, viewer, space.searchTerms, committed),
       );
     });
   }

@@ -4,6 +4,7 @@ import { uuidv7 } from "../../ids";
 import { findHandle } from "../identity/handle-store";
 import { normalizeHandle } from "../identity/handles";
 import { membersOf, rootOf } from "../identity/profiles";
+import { catchUpIndex } from "../search/backlog";
 import { idToken } from "../search/tokens";
 import { setTimer, type Timer } from "../timers";
 import { cutSubject, type ErasedFile, forgetEvidence } from "./identity-cut";
@@ -80,6 +81,8 @@ export function requestErasure(
 ): { receiptId: string; members: string[]; job: ErasureJob | null } {
   const running = runningErasureOf(sql, input);
   if (running) return { receiptId: running, members: [], job: null };
+  // Messages not indexed yet are indexed first, so that the erasure finds all of the subject's rows.
+  catchUpIndex(sql, null);
   const rootId = subjectRoot(sql, input);
   const members = membersOf(sql, rootId);
   const receiptId = uuidv7(now);

@@ -78,6 +78,7 @@ export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
   search_stems_config: nothing("FTS5's settings of `search_stems`"),
   search_turns: subject("each erased event's stems, by seq (session-erasure.ts eraseSessionEvents)"),
   search_reindex: nothing("where the stemming of old rows stands: two rowids"),
+  search_backlog: nothing("messages not indexed yet: seqs and profile ids; indexed before an erasure starts (erasures.ts)"),
   // The object's runtime
   timers: subject("payloads name profile ids (promise due dates): deleted with the session and at `tidy`"),
   inbox_folds: nothing("a random generation per inbox"),

@@ -1,5 +1,6 @@
 import { queueProfile } from "../memory/compiler";
 import { replicatedConfig } from "../replica";
+import { catchUpIndex } from "../search/backlog";
 import { setTimer, setTimerOnce } from "../timers";
 import { SLICE_BUDGET_MS, SLICE_STEPS, STEP } from "./erasures";
 import {
@@ -51,6 +52,8 @@ export function continueRetention(sql: SqlStorage, job: RetentionJob | null, now
   if (days === undefined) return [];
   const started = stopwatch();
   const touched = new Set<string>();
+  // A new run first indexes the messages not indexed yet: its search phase then meets every old one.
+  if (job === null) catchUpIndex(sql, null);
   let next: RetentionJob | null = job ?? {
     phase: "sessions",
     after: "",
