@@ -4,7 +4,7 @@ import { deleteTimers, setTimer, setTimerOnce } from "../timers";
 import { indexMessages, type StoredMessage } from "./writes";
 
 /**
- * Messages stored and not indexed yet (`search_backlog`, migration 0029; docs/api/search.md
+ * Messages stored and not indexed yet (`search_backlog`, migration 0031; docs/api/search.md
  * "Indexing after the answer"). A batch stores its messages and queues them here, a row of ids
  * each; the `search.index` timer indexes them oldest first in steps of the alarm, which give way
  * to writes that saturate the object while fewer than `INDEX_BACKLOG_CAP` wait. A search first
