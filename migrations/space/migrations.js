@@ -30,6 +30,7 @@ import m0028 from "./0028_media.sql";
 import m0029 from "./0029_imports.sql";
 import m0030 from "./0030_linkage_ids.sql";
 import m0031 from "./0031_search_backlog.sql";
+import m0032 from "./0032_item_mentions.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -67,5 +68,6 @@ export default {
     m0029,
     m0030,
     m0031,
+    m0032,
   },
 };

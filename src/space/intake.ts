@@ -17,6 +17,7 @@ import { type LiveChanges, MemoryIntake } from "./memory/intake";
 import { placeEvents } from "./memory/session-events";
 import { arrivalsUnderErasure } from "./privacy/arrivals";
 import { countArrivals } from "./privacy/erasures";
+import { noteMentions } from "./privacy/mentions";
 import type { SourceRecord } from "./replica";
 import { items } from "./schema";
 import { type QueuedMessage, queueMessages } from "./search/backlog";
@@ -171,6 +172,14 @@ function storeChunk(
   recordReferences(intake.sql, resolved);
   placeEvents(intake.sql, rows.length, now);
   resolution.finish();
+  noteMentions(
+    intake.sql,
+    resolved.flatMap(({ item, itemId, profileId, handles }) => {
+      const seq = seqs.get(itemId);
+      const namesProfile = item.type === "event" && item.subject !== undefined && "profile_id" in item.subject;
+      return seq === undefined ? [] : [{ seq, profileId, handles, namesProfile }];
+    }),
+  );
   const live = memory.finish();
   queueMessages(intake.sql, messagesOf(resolved, rows, seqs), now);
   const turns = caller.test

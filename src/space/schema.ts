@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export { auditLog } from "../audit/schema";
@@ -49,6 +50,9 @@ export const items = sqliteTable(
     // No index by `occurred_at` alone, nor by session: memory reads events by session through
     // `session_events` (memory/schema.ts), and every index here costs a page written per event in
     // each batch's commit.
+    // By profile, for items that are not events (identify, verify, feedback: few): forget finds a
+    // subject's events through its sessions and the rest here (privacy/erasure-steps.ts).
+    index("items_profile_not_event").on(table.profileId).where(sql`type <> 'event' AND profile_id IS NOT NULL`),
   ],
 );
 

@@ -1,6 +1,5 @@
 import { deleteExports, exportsHolding } from "../exports/records";
 import { forgetLinkage } from "../identity/linkage/pairs";
-import { membersOf } from "../identity/profiles";
 import { eraseImportRows } from "../imports/erasure";
 import { eraseMedia } from "../media/erasure";
 import type { ErasureCounts } from "./receipts";
@@ -25,15 +24,12 @@ export interface ErasedFile {
   uploadId: string | null;
 }
 
-/**
- * Cuts the subject loose; answers the profiles it met in events (their items may name its
- * handles, `scrubMentions`), its export files, and what it erased.
- */
+/** Cuts the subject loose; answers its export files and what it erased. */
 export function cutSubject(
   sql: SqlStorage,
   receiptId: string,
   subject: Subject,
-): { met: string[]; files: ErasedFile[]; counts: Partial<ErasureCounts> } {
+): { files: ErasedFile[]; counts: Partial<ErasureCounts> } {
   const members = JSON.stringify(subject.members);
   sql.exec("INSERT INTO erasure_profiles (profile_id, receipt_id) SELECT value, ? FROM json_each(?)", receiptId, members);
   const handles = sql
@@ -45,7 +41,6 @@ export function cutSubject(
       members,
     )
     .toArray().length;
-  const met = metProfiles(sql, members);
   sql.exec("DELETE FROM handles WHERE profile_id IN (SELECT value FROM json_each(?))", members);
   const profiles = sql
     .exec("DELETE FROM profiles WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING profile_id", members)
@@ -74,7 +69,6 @@ export function cutSubject(
   const media = eraseMedia(sql, subject.members);
   const importRows = eraseImportRows(sql, subject.members);
   return {
-    met,
     files: exported.map(({ objectKey, uploadId }) => ({ objectKey, uploadId })),
     counts: {
       profiles,
@@ -110,29 +104,6 @@ export function forgetEvidence(sql: SqlStorage, members: string): number {
   );
   erased += deleteBySides(sql, "co_occurrences", ["profile_a", "profile_b"], members, "profile_a");
   return erased + forgetLinkage(sql, JSON.parse(members) as string[]);
-}
-
-/** The profiles (every member of their roots now) whose events met the subject's: their items may name its handles. */
-function metProfiles(sql: SqlStorage, members: string): string[] {
-  const others = new Set<string>();
-  for (const [side, other] of [
-    ["profile_a", "profile_b"],
-    ["profile_b", "profile_a"],
-  ]) {
-    for (const row of sql.exec<{ other: string }>(
-      `SELECT ${other} AS other FROM co_occurrences WHERE ${side} IN (SELECT value FROM json_each(?))`,
-      members,
-    )) {
-      others.add(row.other);
-    }
-  }
-  const subject = new Set(JSON.parse(members) as string[]);
-  const met = new Set<string>();
-  for (const other of others) {
-    const root = sql.exec<{ root_id: string }>("SELECT root_id FROM profiles WHERE profile_id = ?", other).toArray()[0];
-    for (const member of root ? membersOf(sql, root.root_id) : [other]) if (!subject.has(member)) met.add(member);
-  }
-  return [...met];
 }
 
 /** Deletes the rows naming any of `members` on either side, each side by its own statement (its index); counts them once. */

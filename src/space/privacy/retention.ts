@@ -2,7 +2,8 @@ import { queueProfile } from "../memory/compiler";
 import { replicatedConfig } from "../replica";
 import { catchUpIndex } from "../search/backlog";
 import { setTimer, setTimerOnce } from "../timers";
-import { SLICE_BUDGET_MS, SLICE_STEPS, STEP } from "./erasures";
+import { STEP } from "./erasure-steps";
+import { SLICE_BUDGET_MS, SLICE_STEPS } from "./erasures";
 import {
   deleteSearchRows,
   dropSession,

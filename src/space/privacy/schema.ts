@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * Erasures (`POST /v1/forget`, docs/api/privacy.md): one row per request, with what it erased so
@@ -61,3 +61,19 @@ export const receiptKeys = sqliteTable("receipt_keys", {
   createdAt: integer("created_at").notNull(),
   retiredAt: integer("retired_at"),
 });
+
+/**
+ * Items that name a handle of another profile than their own (an event that met a second
+ * subject's handle, an `identify` that merged profiles): the handle, by id, and the item's `seq`.
+ * Written by intake for the few items that do (`mentions.ts` noteMentions), so that forget finds
+ * the items naming an erased subject's handles by index, not by reading every item. `WITHOUT
+ * ROWID` (raw SQL in its migration): a handle's items are one range of the key.
+ */
+export const itemMentions = sqliteTable(
+  "item_mentions",
+  {
+    handleId: text("handle_id").notNull(),
+    seq: integer("seq").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.handleId, table.seq] })],
+);
