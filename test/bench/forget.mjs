@@ -1,6 +1,8 @@
 // Erasure figures of `npm run bench` (issue 32), in a space of their own on a service of its own.
 // The space holds OTHERS customers of PER_OTHER events each and one subject of SUBJECT_EVENTS
-// events (in conversations of 50 messages, over the last 30 days), compiled. Then:
+// events (in conversations of 50 messages, over the last 30 days) and SUBJECT_MEDIA files (issue
+// 33: 20 photos of MEDIA_BYTES, uploaded through the development store, reserved under the
+// subject, each pointed to by one of its events), compiled. Then:
 //   - forget_floor_p99_ms: p99 of FLOOR sequential GET /v1/whoami (the empty authenticated
 //     request), and forget_quiet_context_p99_ms: p99 of as many POST /v1/context of random other
 //     customers, before the erasure;
@@ -10,9 +12,9 @@
 //   - forget_other_context_p99_ms: p99 of POST /v1/context of random other customers, read one
 //     after the other while the erasure runs (a receipt poll after every tenth read), and
 //     forget_other_context_p99_ratio: that over forget_floor_p99_ms;
-//   - forget_context_samples: how many reads that p99 is over; forget_events: the receipt's
-//     `counts.events`.
-import { randomBytes } from "node:crypto";
+//   - forget_context_samples: how many reads that p99 is over; forget_events, forget_media: the
+//     receipt's `counts.events` and `counts.media`.
+import { createHash, randomBytes } from "node:crypto";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
 import { pct, postJson, round } from "./figures.mjs";
 
@@ -20,6 +22,7 @@ const BATCH = 500;
 const PAST = 30 * 24 * 3600_000;
 const CONVERSATION = 50;
 const POLL_EVERY = 10;
+const MEDIA_BYTES = 200_000;
 
 const phoneOf = (i) => `+4478${String(i).padStart(8, "0")}`;
 const SUBJECT = { type: "email", value: "forget.subject@example.com" };
@@ -64,6 +67,27 @@ async function fill(base, key, items, clients = 4) {
   );
 }
 
+/** Reserves a photo under the subject, uploads it through the development store; answers the event that points to it. */
+async function subjectPhoto(base, key, n, at) {
+  const bytes = randomBytes(MEDIA_BYTES);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const reserved = await request(base, "POST", "/v1/media/uploads", {
+    token: key,
+    body: { content_type: "image/jpeg", size_bytes: bytes.byteLength, sha256, subject: SUBJECT },
+  });
+  if (reserved.status !== 201) throw new Error(`forget seed: reservation answered ${reserved.status}`);
+  const reservation = reserved.body;
+  // fetch sets Content-Length from the body itself (it may not be set by hand).
+  const { "Content-Length": _length, ...headers } = reservation.upload_headers;
+  const response = await fetch(reservation.upload_url, { method: "PUT", headers, body: bytes });
+  const answer = await response.text();
+  if (response.status !== 200) throw new Error(`forget seed: upload answered ${response.status}: ${answer.slice(0, 300)}`);
+  return {
+    ...said(`s-media-${n}`, SUBJECT, "subject-photos", at, ""),
+    content: { type: "image", media_ref: reservation.media_ref, media_sha256: sha256 },
+  };
+}
+
 async function compiled(base, operatorToken, timeoutS = 900) {
   const started = performance.now();
   for (;;) {
@@ -81,8 +105,12 @@ async function timed(fn) {
   return { ms: performance.now() - t0, value };
 }
 
-/** `{others, perOther, subjectEvents, floor}`: the space's size and the floor's sample count. */
-export async function forgetFigures(service, operatorToken, { others, perOther, subjectEvents, floor, log = () => {} }) {
+/** `{others, perOther, subjectEvents, subjectMedia, floor}`: the space's size and the floor's sample count. */
+export async function forgetFigures(
+  service,
+  operatorToken,
+  { others, perOther, subjectEvents, subjectMedia, floor, log = () => {} },
+) {
   const demo = await seedDemo(service.origin, operatorToken);
   const base = demo.base_url;
   const admin = await request(service.origin, "POST", "/control/v1/auth/login", { body: demo.admin });
@@ -113,7 +141,8 @@ export async function forgetFigures(service, operatorToken, { others, perOther, 
     const conversation = `subject-${Math.floor(n / CONVERSATION)}`;
     items.push(said(`s-${n}`, SUBJECT, conversation, now - PAST + n * 60_000, `subject message ${n}: where is parcel ${n}?`));
   }
-  log(`forget: seeding ${others} customers of ${perOther} events and a subject of ${subjectEvents}`);
+  log(`forget: seeding ${others} customers of ${perOther} events and a subject of ${subjectEvents} and ${subjectMedia} files`);
+  for (let n = 0; n < subjectMedia; n++) items.push(await subjectPhoto(base, demo.key, n, now - PAST + n * 60_000 + 30_000));
   await fill(base, demo.key, items);
   await compiled(base, operatorToken);
 
@@ -153,6 +182,7 @@ export async function forgetFigures(service, operatorToken, { others, perOther, 
     forget_ms: round(forgetMs, 0),
     forget_receipt_ms: Date.parse(receipt.completed_at) - Date.parse(receipt.started_at),
     forget_events: receipt.counts.events,
+    forget_media: receipt.counts.media,
     forget_floor_p99_ms: round(floorP99, 1),
     forget_quiet_context_p99_ms: round(pct(quietSamples, 99), 1),
     forget_other_context_p99_ms: duringP99 === null ? null : round(duringP99, 1),

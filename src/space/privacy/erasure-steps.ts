@@ -49,16 +49,16 @@ export interface ErasureJob {
  * a session with its dozen tables, a search row in both tables): a step is a few milliseconds,
  * and a slice counts its steps' estimated cost where the clock stands still (production).
  */
-export const STEP = { events: 100, derived: 100, sessions: 20, entries: 100, items: 100, search: 50, sweep: 1_000 } as const;
+export const STEP = { events: 60, derived: 100, sessions: 20, entries: 100, items: 100, search: 40, sweep: 1_000 } as const;
 const ROW_US = {
-  events: 40,
-  derived: 30,
-  sessions: 300,
-  memory: 30,
+  events: 30,
+  derived: 20,
+  sessions: 100,
+  memory: 20,
   items: 30,
   mentions: 60,
-  search: 60,
-  purge: 2_000,
+  search: 55,
+  purge: 5_000,
   sweep: 1,
   tidy: 2_000,
 } as const;
