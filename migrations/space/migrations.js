@@ -31,6 +31,7 @@ import m0029 from "./0029_imports.sql";
 import m0030 from "./0030_linkage_ids.sql";
 import m0031 from "./0031_search_backlog.sql";
 import m0032 from "./0032_item_mentions.sql";
+import m0033 from "./0033_export_expiry.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -69,5 +70,6 @@ export default {
     m0030,
     m0031,
     m0032,
+    m0033,
   },
 };

@@ -23,6 +23,8 @@ export interface TimerEffects {
   closed: { sessionId: string; profileId: string }[];
   summarize: boolean;
   exports: string[];
+  /** Whether exports expired: the object deletes their files from R2 after the round (`exports/expiry.ts`). */
+  expireExports: boolean;
   /** Erasures whose receipt is to be signed (async: WebCrypto), by receipt id. */
   sign: string[];
   /** Profiles whose events retention erased: the hot tier loads them again. */
@@ -50,6 +52,7 @@ export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerE
     closed: [],
     summarize: due.some((timer) => timer.kind === "memory.summarize"),
     exports: due.filter((timer) => timer.kind === "export.run").map((timer) => timer.key),
+    expireExports: false,
     sign: [],
     retained: [],
     mediaExpired: [],
@@ -112,6 +115,11 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       // In effects: the object writes the slice after the round. Held meanwhile, so that an
       // object that dies mid-slice has the export go on later.
       setTimer(sql, { ...timer, dueAt: now + EXPORT_LEASE_MS });
+      break;
+    case "export.expire":
+      // In effects, as `export.run`: held meanwhile, so that an object that dies mid-delete does it again.
+      setTimer(sql, { ...timer, dueAt: now + EXPORT_LEASE_MS });
+      effects.expireExports = true;
       break;
     case "forget.run":
       if (continueErasure(sql, timer.payload as ErasureJob, now, stopwatch)) effects.sign.push(timer.key);

@@ -18,6 +18,7 @@ import type { IdempotencyRequest } from "../idempotency";
 import { runDueTimers } from "./alarm";
 import { BatchPacing } from "./batch-pacing";
 import { BACKLOG_SESSIONS, CompilePacing } from "./compile-pacing";
+import { expireExports } from "./exports/expiry";
 import { ExportJobs } from "./exports/jobs";
 import { ExportRequests } from "./exports/requests";
 import { IdentityRequests } from "./identity/requests";
@@ -164,6 +165,7 @@ export class SpaceObject extends DurableObject<Env> {
       if (effects.summarize && model !== null) this.#modelStep.start(this.#stepHost, model, now);
       for (const exportId of effects.exports) await this.exportJobs.step(exportId);
       if (effects.mediaExpired.length > 0) await this.#media.settleExpired(effects.mediaExpired);
+      if (effects.expireExports) await expireExports(this.#sql, this.env.FILES, this.clock.now());
       const next = nextDueAt(this.#sql);
       const more = next !== null && next <= this.clock.now();
       if (!more || round >= ALARM_ROUNDS || performance.now() - started >= ALARM_BUDGET_MS) break;

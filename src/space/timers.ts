@@ -14,6 +14,7 @@ export type TimerKind =
   | "search.index"
   | "memory.summarize"
   | "export.run"
+  | "export.expire"
   | "forget.run"
   | "forget.sign"
   | "retention.run"

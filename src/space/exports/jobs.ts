@@ -1,5 +1,6 @@
 import type { ExportCounts } from "../../contract/exports";
 import { deleteTimers, setTimer } from "../timers";
+import { EXPORT_TTL_MS, scheduleExpiry } from "./expiry";
 import { abortUpload, ExportFile, PART_BYTES } from "./file";
 import { type ExportCursor, emptyCounts, readSlice, START } from "./lines";
 import { type ExportRow, insertExport, readExport, updateExport } from "./records";
@@ -128,7 +129,9 @@ export class ExportJobs {
       await bucket.delete(row.objectKey);
       return "done";
     }
-    updateExport(sql, row.exportId, { state: "completed", uploadId: null, counts: job.counts, bytes, completedAt: now() });
+    const completedAt = now();
+    updateExport(sql, row.exportId, { state: "completed", uploadId: null, counts: job.counts, bytes, completedAt });
+    scheduleExpiry(sql, completedAt + EXPORT_TTL_MS);
     return "done";
   }
 }

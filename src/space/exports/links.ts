@@ -3,7 +3,8 @@ import type { Env } from "../../env";
 import { Problem } from "../../http/problem";
 import { presignObject, r2Endpoint } from "../../r2/presign";
 import { isDevelopment } from "../../secrets";
-import { type ExportRow, readExport } from "./records";
+import { expiresAt, requireLiveExport } from "./expiry";
+import type { ExportRow } from "./records";
 
 /**
  * Download links of completed exports (docs/api/privacy.md#download-links). In development a
@@ -63,8 +64,10 @@ export async function downloadLink(
   row: ExportRow,
   now: number,
 ): Promise<{ url: string; expires_at: string } | null> {
-  if (row.state !== "completed") return null;
-  const expires = Math.floor(now / 1000) + LINK_TTL_S;
+  const expiry = expiresAt(row);
+  if (expiry === null) return null;
+  // An hour, and never past the export's own expiry.
+  const expires = Math.min(Math.floor(now / 1000) + LINK_TTL_S, Math.floor(expiry / 1000));
   const expires_at = new Date(expires * 1000).toISOString();
   if (isDevelopment(env)) {
     const space = row.objectKey.split("/")[1] ?? "";
@@ -76,7 +79,7 @@ export async function downloadLink(
     method: "GET",
     objectKey: row.objectKey,
     signedAt: now,
-    expiresSeconds: LINK_TTL_S,
+    expiresSeconds: expires - Math.floor(now / 1000),
   });
   return { url, expires_at };
 }
@@ -99,7 +102,7 @@ export async function openDownload(
   if (checked === "invalid") throw new Problem("unauthenticated", "the download link is not valid");
   if (checked === "expired")
     throw new Problem("unauthenticated", "the download link has expired; read the export again for a new one");
-  const row = readExport(sql, exportId);
-  if (row?.state !== "completed") throw new Problem("not_found", "no such export");
+  const row = requireLiveExport(sql, exportId, now);
+  if (row.state !== "completed") throw new Problem("not_found", "no such export");
   return { objectKey: row.objectKey };
 }

@@ -8,6 +8,7 @@ import { type Outcome, outcomeOf, Problem } from "../../http/problem";
 import { profileOfHandle } from "../identity/profile-view";
 import { membersOf, rootOf } from "../identity/profiles";
 import type { SpaceRequests } from "../requests";
+import { requireLiveExport } from "./expiry";
 import type { ExportJobs } from "./jobs";
 import { downloadLink, openDownload } from "./links";
 import { exportView, requireExport } from "./records";
@@ -59,7 +60,7 @@ export class ExportRequests {
     audit.targetsOf = (record) => [{ type: "profile", id: record.profile_id }];
     return space.audited(audit, () =>
       space.admitted(credential, POLICIES.security, async (_caller, now) => {
-        const row = requireExport(space.sql, exportId);
+        const row = requireLiveExport(space.sql, exportId, now);
         return exportView(row, await downloadLink(space.env, space.sql, row, now));
       }),
     );
