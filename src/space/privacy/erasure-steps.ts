@@ -44,13 +44,28 @@ export interface ErasureJob {
 }
 
 /**
- * Rows one step takes in each phase, and what a row costs (µs, measured under `wrangler dev`
- * with the bench's space: an event with its turn and place, a derivation with its three indexes,
- * a session with its dozen tables, a search row in both tables): a step is a few milliseconds,
- * and a slice counts its steps' estimated cost where the clock stands still (production).
+ * Rows a step takes by default in each phase, and what a row costs (µs, measured under `wrangler
+ * dev` with the bench's space, idle machine: an event with its turn and place, a derivation with
+ * its three indexes, a session with its dozen tables, a search row in both tables). A slice
+ * sizes each next step to the time it has left, from what the rows of the step before cost
+ * (`rowsFor`), so that it ends near its budget whatever the machine's load; where the clock
+ * stands still during work (production) these costs stand in for the stopwatch.
  */
 export const STEP = { events: 60, derived: 100, sessions: 20, entries: 100, items: 100, search: 40, sweep: 1_000 } as const;
-const ROW_US = {
+const DEFAULT_ROWS: Record<ErasurePhase, number> = {
+  events: STEP.events,
+  derived: STEP.derived,
+  sessions: STEP.sessions,
+  memory: STEP.entries,
+  items: STEP.items,
+  mentions: STEP.items,
+  search: STEP.search,
+  purge: 1,
+  owners: 1,
+  served: 1,
+  tidy: 1,
+};
+const ROW_US: Record<ErasurePhase, number> = {
   events: 30,
   derived: 20,
   sessions: 100,
@@ -59,34 +74,53 @@ const ROW_US = {
   mentions: 60,
   search: 55,
   purge: 5_000,
-  sweep: 1,
+  owners: 1_000,
+  served: 1_000,
   tidy: 2_000,
-} as const;
+};
+
+/**
+ * How many rows the next step of `phase` takes to fill `leftMs`: at what a row of the step
+ * before cost (`perRowMs`, when it was of the same phase), else at the estimate; at most four
+ * times the default, so that a statement stays small; 0 when not one fits.
+ */
+export function rowsFor(phase: ErasurePhase, leftMs: number, perRowMs: number | null): number {
+  const perRow = perRowMs ?? ROW_US[phase] / 1000;
+  return Math.max(0, Math.min(Math.floor(leftMs / perRow), 4 * DEFAULT_ROWS[phase]));
+}
 
 export type Counter = (name: keyof ErasureCounts, n: number) => void;
 
-/** One step: the job as it stands after it (null: the data is erased) and its estimated cost in ms. */
-export function step(sql: SqlStorage, job: ErasureJob, add: Counter): { next: ErasureJob | null; costMs: number } {
+export interface Taken {
+  /** The job as it stands after the step; null: the data is erased. */
+  next: ErasureJob | null;
+  /** Rows the step handled (1 for a step of fixed size), and their estimated cost. */
+  rows: number;
+  costMs: number;
+}
+
+/** One step of `rows` rows (the phase's default when absent). */
+export function step(sql: SqlStorage, job: ErasureJob, add: Counter, rows = DEFAULT_ROWS[job.phase]): Taken {
   const then = (phase: ErasurePhase): ErasureJob => ({ ...job, phase, after: 0 });
-  const cost = (next: ErasureJob | null, rows: number, unit: keyof typeof ROW_US) => ({
-    next,
-    costMs: (Math.max(rows, 1) * ROW_US[unit]) / 1000,
-  });
+  const cost = (next: ErasureJob | null, handled: number): Taken => {
+    const counted = Math.max(handled, 1);
+    return { next, rows: counted, costMs: (counted * ROW_US[job.phase]) / 1000 };
+  };
   switch (job.phase) {
     case "events": {
-      const erased = eraseEvents(sql, job.receiptId, STEP.events, add);
-      return cost(erased < STEP.events ? then("derived") : job, erased, "events");
+      const erased = eraseEvents(sql, job.receiptId, rows, add);
+      return cost(erased < rows ? then("derived") : job, erased);
     }
     case "derived": {
-      const derived = dropDerivations(sql, job.receiptId, STEP.derived);
+      const derived = dropDerivations(sql, job.receiptId, rows);
       add("memory_items", derived);
-      return cost(derived < STEP.derived ? then("sessions") : job, derived, "derived");
+      return cost(derived < rows ? then("sessions") : job, derived);
     }
     case "sessions": {
-      const dropped = dropSessions(sql, job.receiptId, STEP.sessions, add);
+      const dropped = dropSessions(sql, job.receiptId, rows, add);
       // Events placed since the first phase (an erasure started before this code) go first.
-      if (dropped === "events left") return cost(then("events"), 1, "sessions");
-      return cost(dropped < STEP.sessions ? then("memory") : job, dropped, "sessions");
+      if (dropped === "events left") return cost(then("events"), 1);
+      return cost(dropped < rows ? then("memory") : job, dropped);
     }
     case "memory": {
       const erased = sql
@@ -94,11 +128,11 @@ export function step(sql: SqlStorage, job: ErasureJob, add: Counter): { next: Er
           `DELETE FROM memory_entries WHERE rowid IN (SELECT m.rowid FROM erasure_profiles e CROSS JOIN memory_entries m
              WHERE e.receipt_id = ? AND m.profile_id = e.profile_id LIMIT ?) RETURNING 1`,
           job.receiptId,
-          STEP.entries,
+          rows,
         )
         .toArray().length;
       add("memory_items", erased);
-      return cost(erased < STEP.entries ? then("items") : job, erased, "memory");
+      return cost(erased < rows ? then("items") : job, erased);
     }
     case "items": {
       const seqs = sql
@@ -106,16 +140,16 @@ export function step(sql: SqlStorage, job: ErasureJob, add: Counter): { next: Er
           `SELECT i.seq FROM erasure_profiles e CROSS JOIN items i
            WHERE e.receipt_id = ? AND i.profile_id = e.profile_id AND i.type <> 'event' LIMIT ?`,
           job.receiptId,
-          STEP.items,
+          rows,
         )
         .toArray()
         .map((row) => row.seq);
       add("events", tombstoneItems(sql, seqs));
-      return cost(seqs.length < STEP.items ? then("mentions") : job, seqs.length, "items");
+      return cost(seqs.length < rows ? then("mentions") : job, seqs.length);
     }
     case "mentions": {
-      const looked = scrubMentions(sql, job.receiptId, STEP.items, add);
-      return cost(looked < STEP.items ? then("search") : job, looked, "mentions");
+      const looked = scrubMentions(sql, job.receiptId, rows, add);
+      return cost(looked < rows ? then("search") : job, looked);
     }
     case "search": {
       const members = sql
@@ -125,25 +159,25 @@ export function step(sql: SqlStorage, job: ErasureJob, add: Counter): { next: Er
       // From the last rowid deleted on: the deleted rows' entries stay in the token's doclist until
       // the purge, and a match from the start would read them all again at every step.
       const expression = `profile : (${members.join(" OR ")})`;
-      const rowids = members.length === 0 ? [] : searchRowids(sql, expression, STEP.search, job.after);
+      const rowids = members.length === 0 ? [] : searchRowids(sql, expression, rows, job.after);
       const last = rowids.at(-1);
-      if (last === undefined) return cost(then("purge"), 1, "search");
+      if (last === undefined) return cost(then("purge"), 1);
       add("search_rows", deleteSearchRows(sql, rowids));
-      return cost({ ...job, after: last }, rowids.length, "search");
+      return cost({ ...job, after: last }, rowids.length);
     }
     case "purge":
-      return cost(purgeSearchStep(sql, job.after === 0) ? { ...job, after: 1 } : then("owners"), 1, "purge");
+      return cost(purgeSearchStep(sql, job.after === 0) ? { ...job, after: 1 } : then("owners"), 1);
     case "owners":
     case "served": {
       const table = job.phase === "owners" ? "object_owners" : "served_contexts";
       const swept = sweep(sql, table, job);
       add(job.phase === "owners" ? "identity_evidence" : "served_contexts", swept.erased);
       const next = swept.after !== null ? { ...job, after: swept.after } : then(job.phase === "owners" ? "served" : "tidy");
-      return cost(next, STEP.sweep, "sweep");
+      return cost(next, 1);
     }
     case "tidy":
       tidy(sql, job.receiptId, add);
-      return cost(null, 1, "tidy");
+      return cost(null, 1);
   }
 }
 
