@@ -81,12 +81,14 @@ const ROW_US: Record<ErasurePhase, number> = {
 
 /**
  * How many rows the next step of `phase` takes to fill `leftMs`: at what a row of the step
- * before cost (`perRowMs`, when it was of the same phase), else at the estimate; at most four
- * times the default, so that a statement stays small; 0 when not one fits.
+ * before cost (`perRowMs`, when it was of the same phase; at most twice the default: the next
+ * rows may cost more than the last did), else at the estimate and at most the default (a loaded
+ * machine is slower than the estimate); 0 when not one fits.
  */
 export function rowsFor(phase: ErasurePhase, leftMs: number, perRowMs: number | null): number {
+  const most = perRowMs === null ? DEFAULT_ROWS[phase] : 2 * DEFAULT_ROWS[phase];
   const perRow = perRowMs ?? ROW_US[phase] / 1000;
-  return Math.max(0, Math.min(Math.floor(leftMs / perRow), 4 * DEFAULT_ROWS[phase]));
+  return Math.max(0, Math.min(Math.floor(leftMs / perRow), most));
 }
 
 export type Counter = (name: keyof ErasureCounts, n: number) => void;
