@@ -1,0 +1,162 @@
+import { describe, expect, it } from "vitest";
+import { BatchAnswerSchema } from "../../src/contract/batch";
+import { ProfileSchema } from "../../src/contract/identity";
+import {
+  email,
+  expectProblem,
+  identifyItem,
+  notePersonalData,
+  personToken,
+  phone,
+  query,
+  restartSpaceObject,
+} from "../support/identity";
+import { fullContext, later, moveClock, runAlarms } from "../support/memory";
+import { erasureOf, forget, receiptResponse, scanFor } from "../support/privacy";
+import { batch, call, createSpace, json, message, type Space } from "../support/seed";
+
+/**
+ * What arrives for a subject while its erasure runs in slices (docs/api/privacy.md "A batch
+ * during an erasure", "Feedback during an erasure"): the erasure wins. Every batch item that
+ * names its handles (alone, beside a new handle, beside another customer's, in an `identify`)
+ * is accepted and stored as a tombstone only, across a restart too; feedback on what it had
+ * compiled is `not_found`, while feedback on another customer is applied. After the receipt
+ * nothing of any of it is anywhere, a replay is a duplicate, and the handle starts a new subject.
+ */
+
+const SUBJECT = "+15555550190";
+const NEW_EMAIL = "quill.during@example.com";
+const MERGE_EMAIL = "quill.identify@example.com";
+const OTHER = "+15555550191";
+notePersonalData(SUBJECT, NEW_EMAIL, MERGE_EMAIL, OTHER);
+const WORDS = ["marrowlyne", "15555550190", NEW_EMAIL, MERGE_EMAIL];
+
+const MINUTE = 60_000;
+const at = (ms: number) => new Date(ms).toISOString();
+const path = (space: Space, rest: string) => `/spaces/${space.name}${rest}`;
+
+async function accepted(space: Space, items: Record<string, unknown>[]) {
+  return BatchAnswerSchema.parse(await json(await batch(space, items), 200));
+}
+
+function feedback(space: Space, items: unknown[]) {
+  return call("POST", path(space, "/v1/feedback"), { token: space.key, body: { items } });
+}
+
+/** The subject (40 conversations: more than a request's slice erases), and another customer; compiled. */
+async function populated() {
+  const space = await createSpace();
+  const t0 = (await moveClock(space, 0)) - 3 * 3_600_000;
+  const items: Record<string, unknown>[] = [];
+  for (let n = 0; n < 40; n++) {
+    for (let turn = 0; turn < 3; turn++) {
+      items.push(
+        message({
+          handles: [phone(SUBJECT)],
+          conversation_id: `subject-${n}`,
+          occurred_at: at(t0 + n * MINUTE + turn * 1000),
+          content: { type: "text", text: `My tier is gold. Where is my marrowlyne parcel ${n}?` },
+        }),
+      );
+    }
+  }
+  items.push(
+    message({
+      handles: [phone(OTHER)],
+      conversation_id: "other-1",
+      occurred_at: at(t0 + 50 * MINUTE),
+      content: { type: "text", text: "My tier is silver. Where is my refund?" },
+    }),
+  );
+  expect((await accepted(space, items)).errors).toEqual([]);
+  await later(space, 2 * 24 * 3_600_000);
+  for (let round = 0; round < 3; round++) await later(space, MINUTE);
+  return { space, security: await personToken(space, ["security"]), review: await personToken(space, ["review"]) };
+}
+
+describe("POST /v1/forget: what arrives for the subject during a sliced erasure", () => {
+  it("stores batch items naming it as tombstones, refuses feedback on its memory, and brings nothing back", async () => {
+    const { space, security, review } = await populated();
+    const subject = await fullContext(space, { handle: phone(SUBJECT) });
+    const other = await fullContext(space, { handle: phone(OTHER) });
+    const subjectFact = subject.memory.facts[0]?.fact_id;
+    const subjectQuestion = subject.memory.open_items[0]?.open_item_id;
+    const otherFact = other.memory.facts[0]?.fact_id;
+    expect([subjectFact, subjectQuestion, otherFact].every((id) => typeof id === "string")).toBe(true);
+
+    const started = await forget(space, security, { handle: phone(SUBJECT) });
+    expect(started.status).toBe(202);
+    if (started.status !== 202) return;
+
+    // Batches during the erasure: each item naming the subject is accepted and stored as its tombstone.
+    const during = [
+      message({ handles: [phone(SUBJECT)], content: { type: "text", text: "marrowlyne again, still waiting" } }),
+      message({ handles: [phone(SUBJECT), email(NEW_EMAIL)], content: { type: "text", text: "marrowlyne from my new mail" } }),
+      message({ handles: [phone(OTHER), phone(SUBJECT)], conversation_id: "other-1", content: { type: "text", text: "hi" } }),
+      identifyItem([phone(SUBJECT), email(MERGE_EMAIL)]),
+    ];
+    expect(await accepted(space, during)).toEqual({ accepted: 4, duplicates: 0, errors: [] });
+    const keys = JSON.stringify(during.map((item) => item.idempotency_key));
+    expect(
+      await query(
+        space,
+        "SELECT type, body, profile_id FROM items WHERE idempotency_key IN (SELECT value FROM json_each(?))",
+        keys,
+      ),
+    ).toEqual(during.map(() => ({ type: "erased", body: "{}", profile_id: null })));
+    expect(await query(space, "SELECT count(*) AS n FROM handles WHERE value IN (?, ?)", NEW_EMAIL, MERGE_EMAIL)).toEqual([
+      { n: 0 },
+    ]);
+
+    // Feedback on what the subject had compiled names nothing any more; on another customer it is applied.
+    const answer = BatchAnswerSchema.parse(
+      await json(
+        await feedback(space, [
+          { action: "retract_fact", idempotency_key: `fb-${crypto.randomUUID()}`, fact_id: subjectFact },
+          { action: "resolve_open_item", idempotency_key: `fb-${crypto.randomUUID()}`, open_item_id: subjectQuestion },
+          { action: "retract_fact", idempotency_key: `fb-${crypto.randomUUID()}`, fact_id: otherFact },
+        ]),
+        207,
+      ),
+    );
+    expect(answer.accepted).toBe(1);
+    expect(answer.errors.map((error) => [error.index, error.code])).toEqual([
+      [0, "not_found"],
+      [1, "not_found"],
+    ]);
+    await expectProblem(
+      await call("POST", path(space, "/v1/profiles/lookup"), { token: review, body: { handle: phone(SUBJECT) } }),
+      404,
+      "not_found",
+    );
+
+    // A restart mid-erasure, a resend of the batch (duplicates), then the slices to the end.
+    const stood = await moveClock(space, 0);
+    await restartSpaceObject(space);
+    await moveClock(space, stood - Date.now());
+    expect(await accepted(space, during)).toEqual({ accepted: 0, duplicates: 4, errors: [] });
+    await runAlarms(space);
+    const done = await erasureOf(await receiptResponse(space, security, started.receiptId));
+    expect(done.status).toBe(200);
+    if (done.status !== 200) return;
+    expect(done.receipt.counts.events).toBe(40 * 3 + during.length);
+
+    // Nothing of the subject, before or during, is left; the other customer's feedback holds.
+    expect(await scanFor(space, WORDS)).toEqual([]);
+    expect((await fullContext(space, { handle: phone(OTHER) })).memory.facts.map((fact) => fact.fact_id)).not.toContain(
+      otherFact,
+    );
+    expect(await accepted(space, during)).toEqual({ accepted: 0, duplicates: 4, errors: [] });
+
+    // The handle is free: a new event starts a new subject with nothing of the old one.
+    await accepted(space, [message({ handles: [phone(SUBJECT)], content: { type: "text", text: "hello, first time here" } })]);
+    await later(space, 1_000);
+    const fresh = await fullContext(space, { handle: phone(SUBJECT) });
+    expect(fresh.profile_id).not.toBe(subject.profile_id);
+    expect(JSON.stringify(fresh)).not.toMatch(/marrowlyne|gold/);
+    const profile = ProfileSchema.parse(
+      await json(await call("GET", path(space, `/v1/profiles/${fresh.profile_id}`), { token: review }), 200),
+    );
+    expect(profile.identifiers.map((identifier) => identifier.value)).toEqual([expect.stringContaining("0190")]);
+  });
+});
