@@ -4,7 +4,7 @@
  * (docs/api/privacy.md "One rule for every store"). A table that is not here fails
  * `test/object/forget-registry.test.ts`, which reads the tables from `sqlite_master`: a new store
  * is declared here, with its reach, before it can land. Retention reaches the event-derived
- * tables through the same functions (`session-erasure.ts`).
+ * tables per session (`session-erasure.ts`), the same tables forget's steps reach by the chunk.
  */
 export type Reach =
   /** Holds a subject's data: `how` names what erases it (a module and step of `privacy/`). */

@@ -6,10 +6,11 @@ import { idToken } from "../search/tokens";
 import { deleteTimers } from "../timers";
 
 /**
- * What forget and retention both do to sessions and their events (docs/api/privacy.md): an
- * event's content goes and its row stays as a tombstone; a session without events goes with
- * everything compiled from it. The same code for both, so retention erases exactly what forget
- * would of those events.
+ * What retention does to sessions and their events, one session at a time, and what it shares
+ * with forget (docs/api/privacy.md): an event's content goes and its row stays as a tombstone
+ * (`tombstoneItems`, both); a session without events goes with everything compiled from it
+ * (`dropSession`; forget drops a subject's sessions by the chunk, `erasure-steps.ts`, the same
+ * tables); search rows are deleted and their words merged away by the same functions.
  */
 
 /** Writes what batches appended (sessions, placements, sightings) in place, so that erasure reads one table each. */
