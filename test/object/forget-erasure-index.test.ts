@@ -75,8 +75,24 @@ async function spaceWith(others: number): Promise<Space> {
     }),
   ]);
   await later(space, 2 * 24 * 3_600_000);
-  for (let round = 0; round < 3; round++) await later(space, 60_000);
+  // Compiled and indexed whole, so that both spaces hold the same of the subject whatever the pacing did.
+  for (let round = 0; round < 30 && (await waiting(space)) > 0; round++) await later(space, 60_000);
+  expect(await waiting(space)).toBe(0);
   return space;
+}
+
+/** Sessions and messages still waiting to be compiled or indexed. */
+function waiting(space: Space): Promise<number> {
+  return runInDurableObject(
+    stub(space),
+    (_instance: SpaceObject, state) =>
+      state.storage.sql
+        .exec<{ n: number }>(
+          `SELECT (SELECT count(*) FROM compile_queue) + (SELECT count(*) FROM compile_inbox)
+           + (SELECT count(*) FROM search_backlog) AS n`,
+        )
+        .one().n,
+  );
 }
 
 /** What the rows of other subjects look like, table by table (the subject's profile ids are `members`). */
