@@ -37,6 +37,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts", "clients/typescript/test/**/*.test.ts"],
     // A property of a few hundred requests takes 15-20 s alone; the margin is for a busy machine.
     testTimeout: 90_000 * propertyScale,
+    // A hook that reads the served document or seeds a space waits on the same busy runtime.
+    hookTimeout: 60_000,
     provide: { propertyScale },
     // One runtime per vitest worker for all its files, not one per file: each file used to start
     // workerd and import the Worker again (200 of 480 s). Files never share a space (every test
