@@ -72,6 +72,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
+import { compileSeedRate } from "./compile-seed.mjs";
 import { contextFigures } from "./context.mjs";
 import { median, overRounds, pct, pooled, ratioOverRounds, round, spread } from "./figures.mjs";
 import { forgetFigures } from "./forget.mjs";
@@ -86,7 +87,7 @@ import { Workload } from "./workload.mjs";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const QUICK = process.env.BENCH_QUICK === "1";
 /**
- * `BENCH_ONLY=ingest`: the warm-ups, the floor and the ingest rounds only, for iterating on the
+ * `BENCH_ONLY=ingest`: the warm-ups, the floor, the ingest rounds and the compile seed only, for iterating on the
  * batch path; `BENCH_ONLY=suggestions`: the suggestions job and the labelled records only;
  * `BENCH_ONLY=memory`: the memory phase only; `BENCH_ONLY=ratelimit`: the rate limits' cost only;
  * `BENCH_ONLY=forget`: the erasure phase only; `BENCH_ONLY=media`: the media uploads only;
@@ -143,6 +144,8 @@ const FORGET = QUICK
   : { others: 2_000, perOther: 10, subjectEvents: 10_000, subjectMedia: 20, floor: 300 };
 const BATCH_ITEMS = 500;
 const WARMUP_BATCHES = 60;
+/** The compile seed's batches (compile-seed.mjs): 20,000 events (quick: 6,000). */
+const COMPILE_SEED_BATCHES = QUICK ? 12 : 40;
 /** Targets of the figures, as the issues name them: printed as verdicts under the table. */
 const TARGETS = [
   ["context_p50_ratio", "≤", 1.5, "context p50 / floor p50"],
@@ -153,6 +156,7 @@ const TARGETS = [
   ["recompile_p99_ms", "≤", 1_000, "system event to compiled memory"],
   ["feedback_to_context_p99_ms", "≤", 1_000, "correct_fact to context"],
   ["ingest_ratio", "≥", 0.5, "full / minimal path items/s"],
+  ["compile_ratio", "≥", 0.5, "seed compiled events/s (nothing else running) / ingest items/s"],
   ["rate_limit_overhead_ratio", "≥", 0.95, "ingest with every limit configured, none reached / without"],
   ["upload_mb_per_s", null, null, "100 MB through the development store (production uploads go to R2)"],
   ["import_ratio", "≥", 0.5, "NDJSON import items/s / batch ingest items/s, same service"],
@@ -206,6 +210,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 const started = performance.now();
 try {
   const figures = await main();
+  if (INGEST_ONLY) Object.assign(figures.json, await compileSeedRun(figures.json.ingest_items_per_s));
   if (!ONLY) printTable(figures);
   if (ONLY === "memory") {
     printColumns([["figure", "value", "spread over rounds", "note"], ...memoryRows(figures.json)]);
@@ -302,6 +307,7 @@ async function main() {
     observability = [service, bare].filter((server) => server.observabilityWritten()).map((server) => server.label);
     await Promise.all([service.stop(), bare.stop()]);
   }
+  Object.assign(ingest.json, await compileSeedRun(ingest.json.ingest_items_per_s));
   const jobs = await suggestionRuns(secrets, Math.max(10, 2 * floor.p50));
   suggestions.push(...jobs.suggestions);
   if (jobs.observabilityWritten) observability.push("suggestions");
@@ -318,6 +324,38 @@ async function main() {
     ...imports,
   };
   return { json, ingest, floor, context, merges, suggestions, observability };
+}
+
+/**
+ * Issue 33's compile rate (compile-seed.mjs) on a service of its own, once the ingest rounds'
+ * service has stopped: nothing else runs on it (the rounds' space would compile its backlog and
+ * run its suggestions job for minutes on the same thread). Answers the figures, with
+ * `compile_ratio` against `ingestRate`, the same run's `ingest_items_per_s`.
+ */
+async function compileSeedRun(ingestRate) {
+  log(`compile seed: ${COMPILE_SEED_BATCHES} batches of ${BATCH_ITEMS} items into a fresh space, on a service of its own`);
+  const vars = Object.fromEntries(
+    ["KEY_PEPPER", "JWT_SECRET", "OPERATOR_TOKEN", "UPLOAD_SECRET"].map((name) => [name, randomBytes(32).toString("base64url")]),
+  );
+  const service = await startWrangler({ label: "compile", cwd: tree.dir, vars, readyPath: "/v1/openapi.json" });
+  try {
+    const workload = new Workload({ run: randomBytes(4).toString("hex"), batchItems: BATCH_ITEMS, seed: 7 });
+    const seed = await compileSeedRate(service.origin, vars.OPERATOR_TOKEN, {
+      workload,
+      batches: COMPILE_SEED_BATCHES,
+      load,
+      assertClean,
+    });
+    log(`compile seed: ${seed.events} events waiting after ${seed.written} written, compiled in ${seed.seconds.toFixed(1)} s`);
+    return {
+      compile_seed_events_per_s: Math.round(seed.rate),
+      compile_seed_events: seed.events,
+      compile_seed_s: round(seed.seconds, 1),
+      compile_ratio: round(seed.rate / ingestRate, 3),
+    };
+  } finally {
+    await service.stop();
+  }
 }
 
 /**

@@ -1426,7 +1426,7 @@ export interface paths {
         };
         /**
          * Memory of the space's object (operators)
-         * @description Platform operation: header `X-Service-Operator-Token`. What the hot tier holds against its budget, and how many sessions wait for the compiler. Carries no customer data.
+         * @description Platform operation: header `X-Service-Operator-Token`. What the hot tier holds against its budget, how many sessions and events wait for the compiler, and how many messages for the search index. Carries no customer data.
          */
         get: {
             parameters: {
@@ -6499,6 +6499,10 @@ export interface components {
             hot_tier_budget_bytes: number;
             /** @description Sessions (and profiles) waiting to be compiled. */
             compile_queue: number;
+            /** @description Events their sessions received since they were last compiled. */
+            compile_events: number;
+            /** @description Messages stored and not indexed for search yet. */
+            search_backlog: number;
         };
         ContextUseReport: {
             /** Format: date */

@@ -11,6 +11,8 @@ export const MemoryStatsSchema = z
     hot_tier_bytes: z.number().int(),
     hot_tier_budget_bytes: z.number().int(),
     compile_queue: z.number().int().openapi({ description: "Sessions (and profiles) waiting to be compiled." }),
+    compile_events: z.number().int().openapi({ description: "Events their sessions received since they were last compiled." }),
+    search_backlog: z.number().int().openapi({ description: "Messages stored and not indexed for search yet." }),
   })
   .openapi("MemoryStats");
 
@@ -19,7 +21,7 @@ const statsRoute = createRoute({
   path: "/v1/ops/memory",
   summary: "Memory of the space's object (operators)",
   description:
-    "Platform operation: header `X-Service-Operator-Token`. What the hot tier holds against its budget, and how many sessions wait for the compiler. Carries no customer data.",
+    "Platform operation: header `X-Service-Operator-Token`. What the hot tier holds against its budget, how many sessions and events wait for the compiler, and how many messages for the search index. Carries no customer data.",
   security: [{ operatorToken: [] }],
   responses: {
     200: { description: "The figures.", content: { "application/json": { schema: MemoryStatsSchema } } },

@@ -1,6 +1,6 @@
 import { membersOf, rootOf } from "../identity/profiles";
 import { replicatedConfig } from "../replica";
-import { indexSession } from "../search/writes";
+import { type CompiledSession, indexSessions } from "../search/writes";
 import { setTimer, setTimerOnce, setTimers } from "../timers";
 import { correctionOf } from "./corrections";
 import { type CompileSettings, compileSession, DEFAULT_HIGHLIGHTS, type EpisodeBody, type Outcome } from "./derivation";
@@ -97,6 +97,8 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
   let events = 0;
   let more = true;
   const settings = compileSettings(sql);
+  // What the slice's sessions write, written once for all of them after the loop.
+  const writes: SliceWrites = { episodes: [], indexed: [] };
   while (more) {
     const next = sql
       .exec<{ session_id: string; profile_id: string }>(
@@ -109,13 +111,14 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       sql,
       next.map((queued) => queued.session_id),
     );
+    const taken: [string, string][] = [];
     for (const { session_id: sessionId, profile_id: profileId } of next) {
-      sql.exec("DELETE FROM compile_queue WHERE profile_id = ? AND session_id = ?", profileId, sessionId);
+      taken.push([profileId, sessionId]);
       const session = sessions.get(sessionId);
       if (session) {
         const subjects = touched.get(session.profileId) ?? noSubjects();
         touched.set(session.profileId, subjects);
-        events += rebuildSession(sql, session, now, subjects, { summarizing, settings });
+        events += rebuildSession(sql, session, now, subjects, { summarizing, settings }, writes);
       } else {
         whole.add(profileId); // a `profile:` entry: its members changed
       }
@@ -126,7 +129,13 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
         break;
       }
     }
+    sql.exec(
+      "DELETE FROM compile_queue WHERE (profile_id, session_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))",
+      JSON.stringify(taken),
+    );
   }
+  writeEpisodes(sql, writes.episodes);
+  indexSessions(sql, writes.indexed);
   const roots = new Map<string, { subjects: Subjects; whole: boolean }>();
   for (const profileId of new Set([...touched.keys(), ...whole])) {
     const rootId = rootOf(sql, profileId)?.profileId ?? profileId;
@@ -158,9 +167,19 @@ export function compileSubjects(sql: SqlStorage, profileId: string, subjects: Su
   writeMemory(sql, rootId, members, now);
 }
 
+/** A session's episode row, as `episodes` takes it. */
+type EpisodeRow = [sessionId: string, profileId: string, startedAt: number, endedAt: number, open: 0 | 1, body: string];
+
+/** What a slice's sessions write once the slice has compiled them all. */
+interface SliceWrites {
+  episodes: EpisodeRow[];
+  indexed: CompiledSession[];
+}
+
 /**
  * Rebuilds one session's episode and derivations from its events (late data included), adding
- * the subjects it touched. Returns how many events it compiled.
+ * the subjects it touched; its episode and search rows go to `writes`. Returns how many events
+ * it compiled.
  */
 function rebuildSession(
   sql: SqlStorage,
@@ -168,6 +187,7 @@ function rebuildSession(
   now: number,
   touched: Subjects,
   { summarizing, settings }: { summarizing: boolean; settings: CompileSettings },
+  writes: SliceWrites,
 ): number {
   const events = sessionEvents(sql, session.sessionId);
   // The model's digest where one was made from these events; else the offline parts (and the session queued for the model).
@@ -185,18 +205,20 @@ function rebuildSession(
     channel: session.channel,
     status: session.status,
   };
-  sql.exec(
-    `INSERT INTO episodes (session_id, profile_id, started_at, ended_at, open, body) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (session_id) DO UPDATE SET profile_id = excluded.profile_id, started_at = excluded.started_at,
-       ended_at = excluded.ended_at, open = excluded.open, body = excluded.body`,
+  writes.episodes.push([
     session.sessionId,
     session.profileId,
     session.startedAt,
     session.closedAt ?? session.lastAt,
     session.status === "open" ? 1 : 0,
     JSON.stringify(episode),
-  );
-  indexSession(sql, session, compiled.searchable, compiled.derivations);
+  ]);
+  writes.indexed.push({
+    session,
+    episodeText: compiled.searchable,
+    derivations: compiled.derivations,
+    sources: [...new Set(events.map((event) => event.sourceId))],
+  });
   setTimers(
     sql,
     compiled.derivations.flatMap((d) =>
@@ -213,6 +235,18 @@ function rebuildSession(
     ),
   );
   return events.length;
+}
+
+/** The slice's episodes, in one statement. */
+function writeEpisodes(sql: SqlStorage, episodes: readonly EpisodeRow[]): void {
+  if (episodes.length === 0) return;
+  sql.exec(
+    `INSERT INTO episodes (session_id, profile_id, started_at, ended_at, open, body)
+     SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true
+     ON CONFLICT (session_id) DO UPDATE SET profile_id = excluded.profile_id, started_at = excluded.started_at,
+       ended_at = excluded.ended_at, open = excluded.open, body = excluded.body`,
+    JSON.stringify(episodes),
+  );
 }
 
 type EpisodeRecord = EpisodeBody & { conversation_id: string | null; channel: string | null; status: "open" | "closed" };
@@ -311,6 +345,15 @@ export function compileQueueLength(sql: SqlStorage): number {
   return sql
     .exec<{ n: number }>(
       "SELECT count(*) AS n FROM (SELECT profile_id, session_id FROM compile_queue UNION SELECT profile_id, session_id FROM compile_inbox)",
+    )
+    .one().n;
+}
+
+/** Events the queued sessions received since they were last compiled (operators, the benchmark). */
+export function compileEventsWaiting(sql: SqlStorage): number {
+  return sql
+    .exec<{ n: number }>(
+      "SELECT (SELECT coalesce(sum(events), 0) FROM compile_queue) + (SELECT coalesce(sum(events), 0) FROM compile_inbox) AS n",
     )
     .one().n;
 }

@@ -17,8 +17,9 @@ import type { Outcome } from "../../http/problem";
 import { viewerOf } from "../access";
 import { contextUseReport } from "../measurement/context-use";
 import type { SpaceRequests } from "../requests";
+import { indexBacklogLength } from "../search/backlog";
 import { searchProfile, searchSpace } from "../search/search";
-import { compileQueueLength } from "./compiler";
+import { compileEventsWaiting, compileQueueLength } from "./compiler";
 import { contextOf, contextOfHandle } from "./context";
 import { ingestFeedback } from "./feedback";
 import { DEFAULT_HISTORY_TEXT_LEVEL, historyItem, openHistory, showsText } from "./history";
@@ -135,9 +136,18 @@ export class MemoryRequests {
   }
 
   /** What the hot tier holds against its budget, and what waits for the compiler (operators, the benchmark). */
-  memoryStats(): { hot_tier_bytes: number; hot_tier_budget_bytes: number; compile_queue: number } {
+  memoryStats(): Record<
+    "hot_tier_bytes" | "hot_tier_budget_bytes" | "compile_queue" | "compile_events" | "search_backlog",
+    number
+  > {
     const { hot, sql } = this.#space;
-    return { hot_tier_bytes: hot.bytes, hot_tier_budget_bytes: hot.budgetBytes, compile_queue: compileQueueLength(sql) };
+    return {
+      hot_tier_bytes: hot.bytes,
+      hot_tier_budget_bytes: hot.budgetBytes,
+      compile_queue: compileQueueLength(sql),
+      compile_events: compileEventsWaiting(sql),
+      search_backlog: indexBacklogLength(sql),
+    };
   }
 
   #textLevel() {

@@ -1,9 +1,8 @@
 import type { Derivation } from "../memory/derivation";
-import { sessionSources } from "../memory/session-events";
 import type { SessionRecord } from "../memory/sessions";
 import { rememberTurns, wordsBefore } from "./neighbours";
 import { stemsOf } from "./stems";
-import { idToken } from "./tokens";
+import { ftsString, idToken } from "./tokens";
 
 /**
  * What the search index holds: `search_index` (migration 0005), messages and transcripts as
@@ -96,21 +95,63 @@ export function indexMessages(sql: SqlStorage, messages: readonly StoredMessage[
   insertRows(sql, rows);
 }
 
+/** A compiled session as the index takes it: its episode's searchable text, its derivations, its events' sources. */
+export interface CompiledSession {
+  session: SessionRecord;
+  episodeText: string;
+  derivations: readonly Derivation[];
+  sources: readonly string[];
+}
+
 /**
- * Replaces a session's episode summary and facts in the index, when the compiler has compiled
- * it (so they are searchable within the compile's debounce, 200 ms, of their events' batch).
- * Rows the compile writes as they were stay: a session compiled again after a late "thanks"
- * rewrites no row of an index whose deletes are its dearest writes.
+ * Replaces the episode summaries and facts of the sessions a compile slice compiled (so they are
+ * searchable within the compile's debounce, 200 ms, of their events' batch), in four statements
+ * for all of them: one read of their rows, a delete from each table, the inserts. Rows the
+ * compile writes as they were stay: a session compiled again after a late "thanks" rewrites no
+ * row of an index whose deletes are its dearest writes.
  */
-export function indexSession(
-  sql: SqlStorage,
-  session: SessionRecord,
-  episodeText: string,
-  derivations: readonly Derivation[],
-): void {
+export function indexSessions(sql: SqlStorage, compiled: readonly CompiledSession[]): void {
+  if (compiled.length === 0) return;
+  const rows = compiled.flatMap(derivedRows);
+  const stale = new Map<string, number>();
+  const sessions = compiled.map(({ session }) => ftsString(idToken(session.sessionId))).join(" OR ");
+  for (const row of sql.exec<IndexedRow>(
+    `SELECT rowid, text, profile, source, session, kind, ref_id, profile_id, occurred_at, channel, conversation_id
+     FROM search_index WHERE search_index MATCH ?`,
+    `session : (${sessions})`,
+  )) {
+    stale.set(
+      indexedAs({
+        text: row.text,
+        profileToken: row.profile,
+        sourceToken: row.source,
+        sessionToken: row.session,
+        kind: row.kind,
+        refId: row.ref_id,
+        profileId: row.profile_id,
+        occurredAt: row.occurred_at,
+        channel: row.channel,
+        conversationId: row.conversation_id,
+      }),
+      row.rowid,
+    );
+  }
+  const fresh = rows.filter((row) => !stale.delete(indexedAs(row)));
+  if (stale.size > 0) {
+    for (const table of ["search_index", "search_stems"]) {
+      sql.exec(`DELETE FROM ${table} WHERE rowid IN (SELECT value FROM json_each(?))`, JSON.stringify([...stale.values()]));
+    }
+  }
+  insertRows(
+    sql,
+    fresh.map((row) => ({ ...row, stems: stemsOf(row.text) })),
+  );
+}
+
+/** The rows one compiled session has in the index: its episode's, and one per fact. */
+function derivedRows({ session, episodeText, derivations, sources }: CompiledSession): Omit<IndexRow, "stems">[] {
   const sessionToken = idToken(session.sessionId);
   const conversationId = session.kind === "conversation" ? session.conversationId : null;
-  const sources = sessionSources(sql, session.sessionId);
   const derived = {
     near: [],
     profileToken: idToken(session.profileId),
@@ -141,37 +182,7 @@ export function indexSession(
       occurredAt: derivation.occurredAt,
     });
   }
-  const stale = new Map<string, number>();
-  for (const row of sql.exec<IndexedRow>(
-    `SELECT rowid, text, profile, source, kind, ref_id, profile_id, occurred_at, channel, conversation_id
-     FROM search_index WHERE search_index MATCH ?`,
-    `session : "${sessionToken}"`,
-  )) {
-    stale.set(
-      indexedAs({
-        text: row.text,
-        profileToken: row.profile,
-        sourceToken: row.source,
-        kind: row.kind,
-        refId: row.ref_id,
-        profileId: row.profile_id,
-        occurredAt: row.occurred_at,
-        channel: row.channel,
-        conversationId: row.conversation_id,
-      }),
-      row.rowid,
-    );
-  }
-  const fresh = rows.filter((row) => !stale.delete(indexedAs(row)));
-  if (stale.size > 0) {
-    for (const table of ["search_index", "search_stems"]) {
-      sql.exec(`DELETE FROM ${table} WHERE rowid IN (SELECT value FROM json_each(?))`, JSON.stringify([...stale.values()]));
-    }
-  }
-  insertRows(
-    sql,
-    fresh.map((row) => ({ ...row, stems: stemsOf(row.text) })),
-  );
+  return rows;
 }
 
 /** A derived row of `search_index` as read back. */
@@ -180,6 +191,7 @@ interface IndexedRow {
   text: string;
   profile: string;
   source: string;
+  session: string | null;
   kind: IndexRow["kind"];
   ref_id: string;
   profile_id: string;
@@ -189,12 +201,13 @@ interface IndexedRow {
   [column: string]: SqlStorageValue;
 }
 
-/** What tells a derived row from another: every column but its session's (the same for all of them). */
-const indexedAs = (row: Omit<IndexRow, "stems" | "near" | "sessionToken">) =>
+/** What tells a derived row from another: every column. */
+const indexedAs = (row: Omit<IndexRow, "stems" | "near">) =>
   JSON.stringify([
     row.text,
     row.profileToken,
     row.sourceToken,
+    row.sessionToken,
     row.kind,
     row.refId,
     row.profileId,
