@@ -155,15 +155,15 @@ export const coOccurrences = sqliteTable(
 );
 
 /**
- * Blocking keys of each profile with traits (`linkage/blocking.ts`), by the key's 53-bit hash and
- * the profile's linkage id: profiles sharing a key are compared. A key that came to be held by
- * more than `MAX_BLOCK` profiles keeps one row, `lid` 0, and no members. `WITHOUT ROWID` (raw SQL
- * in migration `0030`): a key's members are one range of the primary key. Owned by `linkage/pairs.ts`.
+ * Blocking keys of each profile with traits (`linkage/blocking.ts`), by the profile's linkage id:
+ * profiles sharing a key are compared. A key that came to be held by more than `MAX_BLOCK`
+ * profiles keeps one row, `lid` 0, and no members. `WITHOUT ROWID` (raw SQL in migration `0032`):
+ * a key's members are one range of the primary key. Owned by `linkage/pairs.ts`.
  */
 export const linkageKeys = sqliteTable(
   "linkage_keys",
   {
-    key: integer("key").notNull(),
+    key: text("key").notNull(),
     lid: integer("lid").notNull(),
   },
   (table) => [primaryKey({ columns: [table.key, table.lid] })],
@@ -172,7 +172,7 @@ export const linkageKeys = sqliteTable(
 /**
  * Each profile the job compares, by a linkage id (`lid`, an integer, so that keys and pairs are
  * small rows): its traits (`TraitSet` JSON, the latest values first; null for a profile known
- * only from meetings) and its keys' hashes, so that a comparison reads one row per profile and a
+ * only from meetings) and its keys, so that a comparison reads one row per profile and a
  * change finds the keys to replace. Owned by `linkage/pairs.ts`.
  */
 export const linkageProfiles = sqliteTable(

@@ -218,17 +218,17 @@ function compared(sql: SqlStorage, pairs: readonly [number, number, number][]): 
  * a whole block of `MAX_BLOCK` profiles (1,225 pairs) at once.
  */
 function blocksStep(sql: SqlStorage, state: JobState): JobState {
-  const [afterKey = "-1", resumeAt] = state.after ?? [];
-  const read = blocksAfter(sql, Number(afterKey), STEP.blocks, resumeAt !== undefined);
+  const [afterKey = "", resumeAt] = state.after ?? [];
+  const read = blocksAfter(sql, afterKey, STEP.blocks, resumeAt !== undefined);
   if (!read) return then(state, "meetings");
   const pairs = new Map<number, [number, number, number]>();
-  let next: string[] = [String(read.last)];
+  let next: string[] = [read.last];
   blocks: for (const [key, members] of read.blocks) {
     if (pairs.size >= STEP.blockPairs) break;
-    next = [String(key)];
-    for (let i = String(key) === afterKey && resumeAt !== undefined ? Number(resumeAt) : 0; i < members.length; i++) {
+    next = [key];
+    for (let i = key === afterKey && resumeAt !== undefined ? Number(resumeAt) : 0; i < members.length; i++) {
       if (pairs.size >= STEP.blockPairs) {
-        next = [String(key), String(i)];
+        next = [key, String(i)];
         break blocks;
       }
       for (let j = i + 1; j < members.length; j++) {

@@ -34,28 +34,6 @@ export function blockingKeys(traits: TraitSet): string[] {
   return [...keys];
 }
 
-/**
- * A key as stored: its 53-bit hash (cyrb53), so that blocks are keyed by integers. Two keys with
- * one hash would share a block: their profiles compared, which only costs a comparison.
- */
-export function keyHash(key: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < key.length; i++) {
-    const code = key.charCodeAt(i);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/** A profile's keys as stored (`keyHash`), in order. */
-export function blockingKeyHashes(traits: TraitSet): number[] {
-  return [...new Set(blockingKeys(traits).map(keyHash))].sort((x, y) => x - y);
-}
-
 /** A name's Soundex, or the name itself when it has no letter Soundex reads (digits, another script). */
 function sound(name: string): string {
   return soundex(name) || name;

@@ -1,10 +1,10 @@
-import { blockingKeyHashes, MAX_BLOCK } from "./blocking";
+import { blockingKeys, MAX_BLOCK } from "./blocking";
 import type { TraitSet } from "./traits";
 
 /**
  * The candidate pairs the suggestions job keeps between runs, so that a run compares only the
  * profiles whose traits changed: each profile by an integer linkage id with its traits
- * (`linkage_profiles`), its blocking keys by hash (`linkage_keys`; a key held by more than
+ * (`linkage_profiles`), its blocking keys (`linkage_keys`; a key held by more than
  * `MAX_BLOCK` profiles keeps only a mark), the profiles a run compares again (`linkage_dirty`),
  * every candidate pair with its comparison pattern (`linkage_pairs`), and how many pairs have
  * each pattern (`linkage_patterns`, what EM reads). Integers, not UUID text, so that the rows a
@@ -99,12 +99,12 @@ export function writeProfiles(sql: SqlStorage, traitsOf: ReadonlyMap<string, Tra
           JSON.stringify([...traitsOf.keys()]),
         )
         .raw<[string, number, string]>(),
-    ].map(([profileId, had, keys]) => [profileId, { had: had === 1, keys: JSON.parse(keys) as number[] }]),
+    ].map(([profileId, had, keys]) => [profileId, { had: had === 1, keys: JSON.parse(keys) as string[] }]),
   );
-  const keysOf = new Map<string, number[]>();
+  const keysOf = new Map<string, string[]>();
   const rows: [string, string, string][] = [];
   for (const [profileId, traits] of traitsOf) {
-    const keys = blockingKeyHashes(traits);
+    const keys = blockingKeys(traits);
     keysOf.set(profileId, keys);
     rows.push([profileId, JSON.stringify(traits), JSON.stringify(keys)]);
   }
@@ -117,8 +117,8 @@ export function writeProfiles(sql: SqlStorage, traitsOf: ReadonlyMap<string, Tra
       )
       .raw<[string, number]>(),
   ]);
-  const gone: [number, number][] = [];
-  const added: [number, number][] = [];
+  const gone: [string, number][] = [];
+  const added: [string, number][] = [];
   for (const [profileId, keys] of keysOf) {
     const lid = lids.get(profileId) as number;
     const before = new Set(old.get(profileId)?.keys ?? []);
@@ -137,7 +137,7 @@ export function writeProfiles(sql: SqlStorage, traitsOf: ReadonlyMap<string, Tra
 }
 
 /** Adds keys' members, except to keys marked; a key that passes `MAX_BLOCK` members is marked instead. */
-function addKeys(sql: SqlStorage, rows: readonly [number, number][]): void {
+function addKeys(sql: SqlStorage, rows: readonly [string, number][]): void {
   const grown = [
     ...sql
       .exec(
@@ -147,7 +147,7 @@ function addKeys(sql: SqlStorage, rows: readonly [number, number][]): void {
         JSON.stringify(rows),
         OVER_CAP,
       )
-      .raw<[number]>(),
+      .raw<[string]>(),
   ].map(([key]) => key);
   if (grown.length === 0) return;
   const over = [
@@ -157,7 +157,7 @@ function addKeys(sql: SqlStorage, rows: readonly [number, number][]): void {
         JSON.stringify([...new Set(grown)]),
         MAX_BLOCK,
       )
-      .raw<[number]>(),
+      .raw<[string]>(),
   ].map(([key]) => key);
   if (over.length === 0) return;
   sql.exec("DELETE FROM linkage_keys WHERE key IN (SELECT value FROM json_each(?))", JSON.stringify(over));
@@ -234,13 +234,13 @@ export function partnersOf(sql: SqlStorage, lids: readonly number[]): [number, n
  */
 export function blocksAfter(
   sql: SqlStorage,
-  after: number,
+  after: string,
   rows: number,
   from = false,
-): { blocks: [number, number[]][]; last: number } | null {
-  const blocks = new Map<number, number[]>();
+): { blocks: [string, number[]][]; last: string } | null {
+  const blocks = new Map<string, number[]>();
   let read = 0;
-  let lastKey: number | undefined;
+  let lastKey: string | undefined;
   for (const [key, lid] of sql
     .exec(
       `SELECT key, lid FROM linkage_keys WHERE key ${from ? ">=" : ">"} ? AND lid <> ? ORDER BY key, lid LIMIT ?`,
@@ -248,7 +248,7 @@ export function blocksAfter(
       OVER_CAP,
       rows,
     )
-    .raw<[number, number]>()) {
+    .raw<[string, number]>()) {
     read++;
     if (key === lastKey) (blocks.get(key) as number[]).push(lid);
     else blocks.set(key, [lid]);
@@ -376,7 +376,7 @@ export function forgetLinkage(sql: SqlStorage, profileIds: readonly string[]): n
   ];
   if (rows.length === 0) return 0;
   const lids = rows.map(([lid]) => lid);
-  const keys = rows.flatMap(([lid, keys]) => (JSON.parse(keys) as number[]).map((key) => [key, lid]));
+  const keys = rows.flatMap(([lid, keys]) => (JSON.parse(keys) as string[]).map((key) => [key, lid]));
   if (keys.length > 0) {
     sql.exec(
       "DELETE FROM linkage_keys WHERE (key, lid) IN (SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k)",
