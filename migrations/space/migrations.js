@@ -32,6 +32,7 @@ import m0030 from "./0030_linkage_ids.sql";
 import m0031 from "./0031_search_backlog.sql";
 import m0032 from "./0032_item_mentions.sql";
 import m0033 from "./0033_export_expiry.sql";
+import m0034 from "./0034_linkage_text_keys.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -71,5 +72,6 @@ export default {
     m0031,
     m0032,
     m0033,
+    m0034,
   },
 };

@@ -157,7 +157,7 @@ export const coOccurrences = sqliteTable(
 /**
  * Blocking keys of each profile with traits (`linkage/blocking.ts`), by the profile's linkage id:
  * profiles sharing a key are compared. A key that came to be held by more than `MAX_BLOCK`
- * profiles keeps one row, `lid` 0, and no members. `WITHOUT ROWID` (raw SQL in migration `0032`):
+ * profiles keeps one row, `lid` 0, and no members. `WITHOUT ROWID` (raw SQL in migration `0034`):
  * a key's members are one range of the primary key. Owned by `linkage/pairs.ts`.
  */
 export const linkageKeys = sqliteTable(
