@@ -6,7 +6,7 @@ import { expectProblem, lookup, personToken, query } from "../support/identity";
 import { CSV, deliver, finished, imported, importStatus, NDJSON, sendFile } from "../support/imports";
 import { reserve, upload } from "../support/media";
 import { forgotten } from "../support/privacy";
-import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
+import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 const lines = (items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join("\n")}\n`;
 
@@ -179,6 +179,15 @@ describe("POST /v1/ingest/files: the request", () => {
     await expectProblem(await sendFile(space, "email\n", CSV, "cms_live_local_bogus"), 401, "unauthenticated");
     expect(await storedFiles(space)).toEqual([]);
     expect(await query(space, "SELECT * FROM imports")).toEqual([]);
+  });
+
+  it("is a write of events for the quotas: refused 429 once the day's events are used, storing nothing", async () => {
+    const space = await createSpace();
+    const quota = { tenant_id: space.tenant.tenantId, metric: "events_per_day", limit: 2, period: "day" };
+    await json(await call("PUT", "/control/v1/quotas", { operator: OPERATOR_TOKEN, body: quota }), 200);
+    expect(await finished(space, await imported(space, lines([message(), message()]), NDJSON))).toMatchObject({ accepted: 2 });
+    await expectProblem(await sendFile(space, lines([message()]), NDJSON), 429, "rate_limited");
+    expect(await storedFiles(space)).toEqual([]);
   });
 
   it("refuses a body over 512 MB by its Content-Length before reading it, storing nothing", async () => {

@@ -58,7 +58,7 @@ export class ImportRequests {
         const row = receiveFile(space.sql, space.spaceName(), format, keyIdOf(caller), now);
         return { importId: row.import_id, objectKey: row.object_key };
       },
-      "write",
+      "events",
     );
   }
 
@@ -81,7 +81,7 @@ export class ImportRequests {
         const file = await uploadToImport(space.sql, space.env.FILES, space.spaceName(), { mediaRef, format }, space.now);
         return importUpload(space.sql, file, format, keyIdOf(caller), now).import_id;
       },
-      "write",
+      "events",
     );
     if (created.ok) await space.env.IMPORTS.send(importMessage(space.spaceName(), created.value));
     return created;
