@@ -16,7 +16,9 @@ import { Workload } from "./workload.mjs";
 const MB = 1_000_000;
 
 async function request(url, { method = "GET", headers = {}, body } = {}) {
-  const response = await fetch(url, { method, headers, body });
+  const response = await fetch(url, { method, headers, body }).catch((error) => {
+    throw new Error(`${method} ${url} failed: ${error.cause ?? error}`);
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);

@@ -159,7 +159,7 @@ const TARGETS = [
   ["compile_ratio", "≥", 0.5, "seed compiled events/s (nothing else running) / ingest items/s"],
   ["rate_limit_overhead_ratio", "≥", 0.95, "ingest with every limit configured, none reached / without"],
   ["upload_mb_per_s", null, null, "100 MB through the development store (production uploads go to R2)"],
-  ["import_ratio", "≥", 0.5, "NDJSON import items/s / batch ingest items/s, same service"],
+  ["import_ratio", "≥", 0.5, "NDJSON import items/s / a batch ingest's (the same events, a service like it)"],
   ["import_rss_ratio", "≤", 1.2, "workerd's peak RSS importing the larger file / the smaller"],
   ["import_compiled_s", null, null, "from the import's `completed` to every imported profile compiled"],
   ["csv_rows_per_s", null, null, "CSV identities, identity resolution on"],
