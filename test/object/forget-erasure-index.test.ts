@@ -216,8 +216,11 @@ describe("forget: the subject's rows by index, the others' untouched", () => {
       expect(withoutMeeting(itemsBefore).length).toBe((itemsBefore?.length ?? 0) - 1);
     }
     expect(large.before.items?.length).toBeGreaterThan(5 * (small.before.items?.length ?? 0));
-    const indexed = (erased: Erased) => Object.fromEntries(INDEXED_PHASES.map((phase) => [phase, erased.reads[phase]]));
-    expect(indexed(large)).toEqual(indexed(small));
+    // The same rows, give or take a row at a chunk's edge (seen once, under load, in `events`): a
+    // phase that read the space would read hundreds more in the space of 200.
+    for (const phase of INDEXED_PHASES) {
+      expect(Math.abs((large.reads[phase] ?? 0) - (small.reads[phase] ?? 0)), phase).toBeLessThanOrEqual(2);
+    }
     expect(small.reads.mentions).toBeGreaterThan(0);
   });
 
