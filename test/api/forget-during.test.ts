@@ -11,6 +11,7 @@ import {
   query,
   restartSpaceObject,
 } from "../support/identity";
+import { reserveResponse } from "../support/media";
 import { fullContext, later, moveClock, runAlarms } from "../support/memory";
 import { erasureOf, forget, receiptResponse, scanFor } from "../support/privacy";
 import { batch, call, createSpace, json, message, type Space } from "../support/seed";
@@ -129,6 +130,30 @@ describe("POST /v1/forget: what arrives for the subject during a sliced erasure"
       404,
       "not_found",
     );
+    // Routes that would make a profile for an unknown handle do not make one for the subject.
+    await expectProblem(
+      await reserveResponse(space, {
+        content_type: "audio/ogg",
+        size_bytes: 10,
+        sha256: "a".repeat(64),
+        subject: phone(SUBJECT),
+      }),
+      404,
+      "not_found",
+    );
+    await expectProblem(
+      await call("POST", path(space, "/v1/identity/links"), {
+        token: space.key,
+        headers: { "idempotency-key": crypto.randomUUID() },
+        body: {
+          person: { handle: phone(SUBJECT) },
+          organization: { handle: { type: "account", value: "acct-during" } },
+          kind: "account",
+        },
+      }),
+      404,
+      "not_found",
+    );
 
     // A restart mid-erasure, a resend of the batch (duplicates), then the slices to the end.
     const stood = await moveClock(space, 0);
@@ -158,5 +183,12 @@ describe("POST /v1/forget: what arrives for the subject during a sliced erasure"
       await json(await call("GET", path(space, `/v1/profiles/${fresh.profile_id}`), { token: review }), 200),
     );
     expect(profile.identifiers.map((identifier) => identifier.value)).toEqual([expect.stringContaining("0190")]);
+    const reserved = await reserveResponse(space, {
+      content_type: "audio/ogg",
+      size_bytes: 10,
+      sha256: "a".repeat(64),
+      subject: phone(SUBJECT),
+    });
+    expect(reserved.status).toBe(201);
   });
 });

@@ -1,6 +1,7 @@
 import type { Link, LinkInput } from "../../contract/identity";
 import { Problem } from "../../http/problem";
 import { uuidv7 } from "../../ids";
+import { handleUnderErasure } from "../privacy/arrivals";
 import { findHandle, insertHandles, newHandle } from "./handle-store";
 import { type Handle, type HandleInput, normalizeHandle } from "./handles";
 import { createProfile, findProfile, rootOf, type SubjectKind } from "./profiles";
@@ -65,7 +66,10 @@ function profileOfSide(
   return profileOfHandle(sql, normalized.handle, kind, sourceId, now);
 }
 
-/** The profile that holds a handle; an unknown handle gets a new profile of `kind` (links, media reserved under a subject). */
+/**
+ * The profile that holds a handle; an unknown handle gets a new profile of `kind` (links, media
+ * reserved under a subject), except one of a subject being erased: `404` until its receipt.
+ */
 export function profileOfHandle(
   sql: SqlStorage,
   handle: Handle,
@@ -75,6 +79,7 @@ export function profileOfHandle(
 ): string {
   const known = findHandle(sql, handle);
   if (known) return known.profileId;
+  if (handleUnderErasure(sql, handle)) throw new Problem("not_found", "the subject is being erased");
   const profileId = createProfile(sql, kind, now);
   insertHandles(sql, [newHandle(handle, profileId, now, sourceId, now)]);
   return profileId;

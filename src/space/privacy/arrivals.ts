@@ -40,6 +40,19 @@ export function arrivalsUnderErasure(
   return found;
 }
 
+/**
+ * Whether a handle belongs to a subject being erased: a route that would create a profile for an
+ * unknown handle (a link, a media reservation) answers `404` instead, as every read of the subject
+ * does, so that nothing of it is made again before its receipt.
+ */
+export function handleUnderErasure(sql: SqlStorage, handle: Handle): boolean {
+  return (
+    sql
+      .exec("SELECT 1 FROM erasure_handles WHERE type = ? AND scope = ? AND value = ?", handle.type, handle.scope, handle.value)
+      .toArray().length > 0
+  );
+}
+
 /** Profiles being erased, by id, with their erasure. */
 export function erasingProfiles(sql: SqlStorage): Map<string, string> {
   const rows = sql.exec<{ profile_id: string; receipt_id: string }>("SELECT profile_id, receipt_id FROM erasure_profiles");
