@@ -2,6 +2,7 @@ import { COMPILE_YIELD_MS } from "./compile-pacing";
 import { EXPORT_LEASE_MS } from "./exports/jobs";
 import { foldSightings } from "./identity/handle-store";
 import { continueSuggestions, type JobState, startSuggestions } from "./identity/suggestion-job";
+import { holdWatch } from "./imports/watch";
 import { writeServedContexts } from "./measurement/served-contexts";
 import { holdExpiry } from "./media/expiry";
 import { compileSlice, compileSubjects, queueCompile } from "./memory/compiler";
@@ -31,6 +32,8 @@ export interface TimerEffects {
   retained: string[];
   /** Expired media reservations, by `media_ref`: the object looks for their bytes in R2 after the round (`media/expiry.ts`). */
   mediaExpired: string[];
+  /** Due import watches: the object acts on them after the round (`imports/watch.ts`: R2 and the queue). */
+  importWatches: { importId: string; payload: unknown }[];
 }
 
 /** What a round of timers is told besides the time. */
@@ -56,6 +59,7 @@ export function runDueTimers(sql: SqlStorage, now: number, round: Round): TimerE
     sign: [],
     retained: [],
     mediaExpired: [],
+    importWatches: [],
   };
   const jobRunning = due.some((timer) => timer.kind === "suggestions.run");
   // Close timers are read and written together: each session is read through the session inbox.
@@ -132,6 +136,10 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
     case "media.expiry":
       holdExpiry(sql, timer.key, now);
       effects.mediaExpired.push(timer.key);
+      break;
+    case "import.watch":
+      holdWatch(sql, timer.key, timer.payload, now);
+      effects.importWatches.push({ importId: timer.key, payload: timer.payload });
       break;
     case "retention.run":
       effects.retained.push(...continueRetention(sql, timer.payload as RetentionJob | null, now, stopwatch));

@@ -1,10 +1,15 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ImportCreatedSchema } from "../../src/contract/imports";
+import { importMessage } from "../../src/queues/messages";
 import { importKey } from "../../src/space/imports/keys";
-import { expectProblem, lookup, personToken, query } from "../support/identity";
+import { receiveFile } from "../../src/space/imports/records";
+import { MAX_RESENDS, RECEIVE_WINDOW_MS, STALL_MS, STALLED, watchImport } from "../../src/space/imports/watch";
+import type { SpaceObject } from "../../src/space/object";
+import { expectProblem, lookup, personToken, query, spaceStub } from "../support/identity";
 import { CSV, deliver, finished, imported, importStatus, NDJSON, sendFile } from "../support/imports";
 import { reserve, upload } from "../support/media";
+import { later } from "../support/memory";
 import { forgotten } from "../support/privacy";
 import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
@@ -315,5 +320,70 @@ describe("Forget reaches imports", () => {
     expect(receipt.counts.import_rows).toBe(1);
     expect(await query(space, "SELECT * FROM import_rows WHERE profile_id = ?", subject.profile_id)).toEqual([]);
     expect(await query(space, "SELECT row FROM import_rows")).toEqual([{ row: 2 }]);
+  });
+});
+
+/** Records the messages the space object sends to the `imports` queue while `run` runs (its own binding swapped for a recorder). */
+async function sentWhile(space: Space, run: () => Promise<void>): Promise<unknown[]> {
+  const sent: unknown[] = [];
+  const swap = (to: (bindings: { IMPORTS: unknown }) => unknown) =>
+    runInDurableObject(spaceStub(space), (instance: SpaceObject) => {
+      const bindings = (instance as unknown as { env: { IMPORTS: unknown } }).env;
+      const before = bindings.IMPORTS;
+      bindings.IMPORTS = to(bindings);
+      return before;
+    });
+  const real = await swap(() => ({ send: async (body: unknown) => void sent.push(body) }));
+  try {
+    await run();
+  } finally {
+    await swap(() => real);
+  }
+  return sent;
+}
+
+describe("An import nobody reads (docs/api/imports.md)", () => {
+  it("sends a lost message again after 20 minutes without progress, and stops watching once the import ends", async () => {
+    const space = await createSpace();
+    const importId = await imported(space, lines([message(), message()]), NDJSON);
+    const resent = await sentWhile(space, () => later(space, STALL_MS + 1_000));
+    expect(resent).toEqual([importMessage(space.name, importId)]);
+    expect((await importStatus(space, importId)).status).toBe("queued");
+    expect(await finished(space, importId)).toMatchObject({ status: "completed", accepted: 2 });
+    expect(await sentWhile(space, () => later(space, 2 * STALL_MS))).toEqual([]);
+    expect(await query(space, "SELECT key FROM timers WHERE kind = 'import.watch'")).toEqual([]);
+  });
+
+  it("fails the import `stalled` after its resends, and its file leaves R2", async () => {
+    const space = await createSpace();
+    const importId = await imported(space, lines([message()]), NDJSON);
+    const resent = await sentWhile(space, async () => {
+      for (let look = 0; look <= MAX_RESENDS; look++) await later(space, STALL_MS + 1_000);
+    });
+    expect(resent).toHaveLength(MAX_RESENDS);
+    expect(await importStatus(space, importId)).toMatchObject({ status: "failed", reason: STALLED, accepted: 0 });
+    expect(await storedFiles(space)).toEqual([]);
+  });
+
+  it("drops an import whose file never arrived whole, with what of it reached R2", async () => {
+    const space = await createSpace();
+    // As `POST /v1/ingest/files` leaves an import whose body stopped arriving: receiving, watched.
+    const importId = await runInDurableObject(spaceStub(space), async (instance: SpaceObject, state) => {
+      const row = receiveFile(state.storage.sql, space.name, "ndjson", "key", instance.clock.now());
+      watchImport(state.storage.sql, row.import_id, "receiving", instance.clock.now());
+      await state.storage.setAlarm(Date.now());
+      return row.import_id;
+    });
+    await env.FILES.put(importKey(space.name, importId), "half a line");
+    await later(space, RECEIVE_WINDOW_MS - 60_000);
+    expect(await storedFiles(space)).toHaveLength(1);
+    await later(space, 120_000);
+    expect(await storedFiles(space)).toEqual([]);
+    expect(await query(space, "SELECT import_id FROM imports")).toEqual([]);
+    await expectProblem(
+      await call("GET", `/spaces/${space.name}/v1/ingest/files/${importId}`, { token: space.key }),
+      404,
+      "not_found",
+    );
   });
 });

@@ -6,6 +6,7 @@ import { type Intake, type IntakeCaller, ingestBatch } from "../intake";
 import type { MediaCheck } from "../media/references";
 import type { LiveChanges } from "../memory/intake";
 import { advance, type ImportOffset, readsOn } from "./records";
+import { watchImport } from "./watch";
 
 /** Records per call of a reader into the space: a batch's most (the space stores them in slices of its own). */
 export const CHUNK_RECORDS = MAX_BATCH_ITEMS;
@@ -117,6 +118,8 @@ function storeSlice(
     duplicates: answer.duplicates,
     errors,
   });
+  // Progress: the watch starts over from this chunk.
+  watchImport(intake.sql, importId, "queued", now);
   return { live, accepted: answer.accepted };
 }
 

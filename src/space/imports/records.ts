@@ -111,6 +111,18 @@ export function dropReceiving(sql: SqlStorage, importId: string): void {
   sql.exec("DELETE FROM imports WHERE import_id = ? AND status = 'receiving'", importId);
 }
 
+/** Nobody read the import for too long, however often its message was sent (`watch.ts`): it fails with `reason`. */
+export function stallImport(sql: SqlStorage, importId: string, reason: string, now: number): ImportRow | null {
+  sql.exec(
+    "UPDATE imports SET status = 'failed', reason = ?, completed_at = ? WHERE import_id = ? AND status IN ('queued', 'running')",
+    reason,
+    now,
+    importId,
+  );
+  const row = findImport(sql, importId);
+  return row?.status === "failed" ? row : null;
+}
+
 export function findImport(sql: SqlStorage, importId: string): ImportRow | undefined {
   return sql.exec<ImportRow>("SELECT * FROM imports WHERE import_id = ?", importId).toArray()[0];
 }

@@ -18,11 +18,13 @@ import {
   planOf,
   receiveFile,
   requireImport,
+  stallImport,
   startReading,
   statusOf,
 } from "./records";
 import { checkedBodyImport, checkedUploadImport, type ImportRequest } from "./request";
 import { uploadToImport } from "./uploads";
+import { STALLED, unwatchImport, watchAgain, watchImport, watchVerdict } from "./watch";
 
 /** An import waiting for its file: where the edge streams it. */
 export interface ReceivingImport {
@@ -55,7 +57,11 @@ export class ImportRequests {
       POLICIES.importFile,
       (caller, now) => {
         const format = checkedBodyImport(request);
-        const row = receiveFile(space.sql, space.spaceName(), format, keyIdOf(caller), now);
+        const row = space.db.transaction(() => {
+          const received = receiveFile(space.sql, space.spaceName(), format, keyIdOf(caller), now);
+          watchImport(space.sql, received.import_id, "receiving", now);
+          return received;
+        });
         return { importId: row.import_id, objectKey: row.object_key };
       },
       "events",
@@ -65,9 +71,18 @@ export class ImportRequests {
   /** The edge stored the file whole: queued, and its message sent; or it never arrived whole (null). */
   async importReceived(importId: string, file: { sha256: string; sizeBytes: number } | null): Promise<void> {
     const space = this.#space;
-    if (file === null) return dropReceiving(space.sql, importId);
-    fileReceived(space.sql, importId, file);
-    await space.env.IMPORTS.send(importMessage(space.spaceName(), importId));
+    space.db.transaction(() => {
+      if (file === null) {
+        dropReceiving(space.sql, importId);
+        unwatchImport(space.sql, importId);
+        return;
+      }
+      fileReceived(space.sql, importId, file);
+      watchImport(space.sql, importId, "queued", space.now());
+    });
+    await space.armAlarm();
+    // A send that fails leaves the import queued: its watch sends the message again.
+    if (file !== null) await space.env.IMPORTS.send(importMessage(space.spaceName(), importId));
   }
 
   /** `POST /v1/ingest/files?media_ref=`: a stored upload, queued for import. */
@@ -79,7 +94,11 @@ export class ImportRequests {
       async (caller, now) => {
         const format = checkedUploadImport(request);
         const file = await uploadToImport(space.sql, space.env.FILES, space.spaceName(), { mediaRef, format }, space.now);
-        return importUpload(space.sql, file, format, keyIdOf(caller), now).import_id;
+        return space.db.transaction(() => {
+          const importId = importUpload(space.sql, file, format, keyIdOf(caller), now).import_id;
+          watchImport(space.sql, importId, "queued", now);
+          return importId;
+        });
       },
       "events",
     );
@@ -142,10 +161,51 @@ export class ImportRequests {
   endImport(importId: string, end: { at: number; failure: string | null }): Promise<Outcome<null>> {
     const space = this.#space;
     return outcomeOf(async () => {
-      const ended = endImport(space.sql, importId, end, space.now());
+      const ended = space.db.transaction(() => {
+        const row = endImport(space.sql, importId, end, space.now());
+        if (row) unwatchImport(space.sql, importId);
+        return row;
+      });
       if (ended?.own_file) await space.env.FILES.delete(ended.object_key);
       return null;
     });
+  }
+
+  /**
+   * Due watches (`watch.ts`), after the alarm's round: a file that never arrived is dropped with
+   * whatever of it reached R2; an import nobody progressed has its message sent again, up to
+   * `MAX_RESENDS` times, then fails `stalled` (its own file leaves R2).
+   */
+  async actOnWatches(watches: readonly { importId: string; payload: unknown }[]): Promise<void> {
+    const space = this.#space;
+    for (const { importId, payload } of watches) {
+      const verdict = watchVerdict(space.sql, importId, payload);
+      switch (verdict.act) {
+        case "none":
+          unwatchImport(space.sql, importId);
+          break;
+        case "drop":
+          await space.env.FILES.delete(verdict.row.object_key);
+          space.db.transaction(() => {
+            dropReceiving(space.sql, importId);
+            unwatchImport(space.sql, importId);
+          });
+          break;
+        case "resend":
+          await space.env.IMPORTS.send(importMessage(space.spaceName(), importId));
+          watchAgain(space.sql, importId, verdict.resends, space.now());
+          break;
+        case "fail": {
+          const failed = space.db.transaction(() => {
+            const row = stallImport(space.sql, importId, STALLED, space.now());
+            unwatchImport(space.sql, importId);
+            return row;
+          });
+          if (failed?.own_file) await space.env.FILES.delete(failed.object_key);
+          break;
+        }
+      }
+    }
   }
 }
 
