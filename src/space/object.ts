@@ -3,20 +3,18 @@ import { type DrizzleSqliteDODatabase, drizzle } from "drizzle-orm/durable-sqlit
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/space/migrations.js";
 import type { PresentedCredential } from "../auth/credential";
-import { POLICIES } from "../auth/policy";
 import { type Clock, systemClock } from "../clock";
 import type { SpaceAuditQuery } from "../contract/audit";
-import type { BatchAnswer } from "../contract/batch";
 import type { TimelineQuery } from "../contract/history";
 import type { SuggestionQuery } from "../contract/identity";
 import type { ContextUseQuery } from "../contract/measurement";
 import type { ProfileSearchQuery } from "../contract/search";
 import type { Env } from "../env";
-import { type BodyInput, parseJsonBody } from "../http/body";
-import { type Outcome, Problem } from "../http/problem";
+import type { BodyInput } from "../http/body";
 import type { IdempotencyRequest } from "../idempotency";
 import { runDueTimers } from "./alarm";
 import { BatchPacing } from "./batch-pacing";
+import { BatchRequests } from "./batch-requests";
 import { BACKLOG_SESSIONS, CompilePacing } from "./compile-pacing";
 import { expireExports } from "./exports/expiry";
 import { ExportJobs } from "./exports/jobs";
@@ -25,9 +23,8 @@ import { IdentityRequests } from "./identity/requests";
 import type { ImportChunk } from "./imports/chunks";
 import type { ImportRequest } from "./imports/request";
 import { ImportRequests } from "./imports/requests";
-import { ingestBatch, openIntake } from "./intake";
+import { openIntake } from "./intake";
 import { Limits, type SpaceUsage } from "./limits/limits";
-import { mediaCheckOf } from "./media/batch-media";
 import { MediaRequests } from "./media/requests";
 import { compileBacklog, readerWaits } from "./memory/compiler";
 import { HotTier } from "./memory/hot-tier";
@@ -48,14 +45,6 @@ const ALARM_BUDGET_MS = 1_000;
 const MB = 1024 * 1024;
 const DEFAULT_HOT_TIER_BUDGET_MB = 8;
 const hotTierBudget = (replica: Replica) => (replica.config.values.hot_tier_budget_mb ?? DEFAULT_HOT_TIER_BUDGET_MB) * MB;
-
-/** What `GET /v1/whoami` tells a caller about its own credential. */
-export interface CallerView {
-  space: string;
-  principal:
-    | { kind: "key"; key_id: string; source_id: string; scopes: string[]; mode: string }
-    | { kind: "person"; person_id: string; roles: string[] };
-}
 
 /**
  * One space: every write of the space goes through here, one request at a time. The public
@@ -84,6 +73,7 @@ export class SpaceObject extends DurableObject<Env> {
   /** Exports being written (`exports/jobs.ts`); public so that tests can make its slices small. */
   readonly exportJobs = new ExportJobs(() => ({ sql: this.#sql, bucket: this.env.FILES, now: () => this.clock.now() }));
   #space: SpaceRequests;
+  #batch: BatchRequests;
   #identity: IdentityRequests;
   #memory: MemoryRequests;
   #privacy: PrivacyRequests;
@@ -116,6 +106,7 @@ export class SpaceObject extends DurableObject<Env> {
       now: () => this.clock.now(),
       armAlarm: () => this.#armAlarm(),
     });
+    this.#batch = new BatchRequests(this.#space, (started, ended) => this.#pacing.wrote(started, ended));
     this.#identity = new IdentityRequests(this.#space);
     this.#memory = new MemoryRequests(this.#space);
     this.#privacy = new PrivacyRequests(this.#space);
@@ -165,6 +156,7 @@ export class SpaceObject extends DurableObject<Env> {
       if (effects.summarize && model !== null) this.#modelStep.start(this.#stepHost, model, now);
       for (const exportId of effects.exports) await this.exportJobs.step(exportId);
       if (effects.mediaExpired.length > 0) await this.#media.settleExpired(effects.mediaExpired);
+      if (effects.importWatches.length > 0) await this.#imports.actOnWatches(effects.importWatches);
       if (effects.expireExports) await expireExports(this.#sql, this.env.FILES, this.clock.now());
       const next = nextDueAt(this.#sql);
       const more = next !== null && next <= this.clock.now();
@@ -185,51 +177,12 @@ export class SpaceObject extends DurableObject<Env> {
 
   // Writes and the caller
 
-  async ingestBatch(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
-    return this.#space.admitted(
-      credential,
-      POLICIES.batch,
-      async (caller, now) => {
-        if (caller.principal.kind !== "key" || !caller.source) throw new Problem("forbidden", "this route needs a source key");
-        const intakeCaller = {
-          keyId: caller.principal.keyId,
-          sourceId: caller.principal.sourceId,
-          scopes: caller.principal.scopes,
-          test: caller.principal.mode === "test",
-          source: caller.source,
-        };
-        const config = this.#replica.config.values;
-        const started = performance.now();
-        const parsed = parseJsonBody(body);
-        const media = await mediaCheckOf(this.#sql, this.env.FILES, this.#space.spaceName(), parsed, () => this.clock.now());
-        const chunkItems = this.#batchPacing.chunkItems(performance.now());
-        const chunks = ingestBatch(this.#space.intake, intakeCaller, parsed, now, config, chunkItems, media);
-        for (let step = chunks.next(); ; step = chunks.next()) {
-          if (step.done) {
-            this.#pacing.wrote(started, performance.now());
-            this.#space.limits.eventsAccepted(step.value.accepted, now);
-            return step.value;
-          }
-          // Committed: the next read from any channel sees these events in `live`.
-          this.#hot.add(step.value.live.added);
-          this.#hot.close(step.value.live.closed);
-          // Requests waiting for the object go before the next chunk.
-          if (step.value.more) await scheduler.wait(0);
-        }
-      },
-      "events",
-    );
+  async ingestBatch(credential: PresentedCredential, body: BodyInput) {
+    return this.#batch.ingestBatch(credential, body);
   }
 
-  async whoami(credential: PresentedCredential): Promise<Outcome<CallerView>> {
-    return this.#space.admitted(credential, POLICIES.whoami, ({ principal }) => {
-      const space = this.#space.spaceName();
-      if (principal.kind === "key") {
-        const { keyId, sourceId, scopes, mode } = principal;
-        return { space, principal: { kind: "key", key_id: keyId, source_id: sourceId, scopes: [...scopes], mode } };
-      }
-      return { space, principal: { kind: "person", person_id: principal.personId, roles: [...principal.roles] } };
-    });
+  async whoami(credential: PresentedCredential) {
+    return this.#batch.whoami(credential);
   }
 
   /** What the space used of each quota's metric in the current periods (the ControlObject's `GET /v1/usage`). */
