@@ -171,7 +171,6 @@ function storeChunk(
   const seqs = insertItems(intake, rows);
   recordReferences(intake.sql, resolved);
   placeEvents(intake.sql, rows.length, now);
-  resolution.finish();
   noteMentions(
     intake.sql,
     resolved.flatMap(({ item, itemId, profileId, handles }) => {
@@ -179,7 +178,9 @@ function storeChunk(
       const namesProfile = item.type === "event" && item.subject !== undefined && "profile_id" in item.subject;
       return seq === undefined ? [] : [{ seq, profileId, handles, namesProfile }];
     }),
+    (handle) => resolution.recordOf(handle),
   );
+  resolution.finish();
   const live = memory.finish();
   queueMessages(intake.sql, messagesOf(resolved, rows, seqs), now);
   const turns = caller.test

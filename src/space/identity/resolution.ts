@@ -113,6 +113,11 @@ export class Resolution {
     this.#complete = true;
   }
 
+  /** A handle the batch named, as it stands now (before `finish`): its id and the profile it belongs to. */
+  recordOf(handle: Handle): HandleRecord | undefined {
+    return this.#handles.get(keyOf(handle));
+  }
+
   /** Writes the seen times that widened a handle's, in one statement. */
   finish(): void {
     this.#store();

@@ -46,25 +46,26 @@ export interface StoredItem {
 }
 
 /**
- * Notes, after a chunk's identity is resolved, which of its items name a handle that belongs to
- * another profile than the item's own (`item_mentions`): only an item that names more than one
- * subject can, so one statement for those few and none for the rest.
+ * Which of a chunk's items name a handle that belongs to another profile than the item's own
+ * (`item_mentions`), from the handles as the chunk's identity resolved them (`handleOf`), with no
+ * read: only an item that names more than one subject can, and the few found go in one statement.
  */
-export function noteMentions(sql: SqlStorage, items: readonly StoredItem[]): void {
-  const candidates = items.filter((item) => item.profileId !== null && item.handles.length + (item.namesProfile ? 1 : 0) > 1);
-  if (candidates.length === 0) return;
+export function noteMentions(
+  sql: SqlStorage,
+  items: readonly StoredItem[],
+  handleOf: (handle: Handle) => { handleId: string; profileId: string } | undefined,
+): void {
+  const mentions: [string, number][] = [];
+  for (const item of items) {
+    if (item.profileId === null || item.handles.length + (item.namesProfile ? 1 : 0) < 2) continue;
+    for (const handle of item.handles) {
+      const record = handleOf(handle);
+      if (record && record.profileId !== item.profileId) mentions.push([record.handleId, item.seq]);
+    }
+  }
+  if (mentions.length === 0) return;
   sql.exec(
-    `INSERT INTO item_mentions (handle_id, seq)
-     SELECT h.handle_id, c.value ->> 0 FROM json_each(?) c CROSS JOIN json_each(c.value -> 2) x
-     CROSS JOIN handles h ON h.type = x.value ->> 0 AND h.scope = x.value ->> 1 AND h.value = x.value ->> 2
-     WHERE h.profile_id <> c.value ->> 1
-     ON CONFLICT DO NOTHING`,
-    JSON.stringify(
-      candidates.map((item) => [
-        item.seq,
-        item.profileId,
-        item.handles.map((handle) => [handle.type, handle.scope, handle.value]),
-      ]),
-    ),
+    "INSERT INTO item_mentions (handle_id, seq) SELECT value ->> 0, value ->> 1 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
+    JSON.stringify(mentions),
   );
 }
