@@ -84,6 +84,23 @@ export function membersOf(sql: SqlStorage, rootId: string): string[] {
     .map((row) => row.profile_id);
 }
 
+/** The members of each of `rootIds` (`membersOf` for many, in one statement); a root with none is absent. */
+export function membersOfRoots(sql: SqlStorage, rootIds: readonly string[]): Map<string, string[]> {
+  const members = new Map<string, string[]>();
+  if (rootIds.length === 0) return members;
+  for (const [rootId, profileId] of sql
+    .exec(
+      "SELECT p.root_id, p.profile_id FROM json_each(?) r CROSS JOIN profiles p ON p.root_id = r.value ORDER BY p.seq",
+      JSON.stringify(rootIds),
+    )
+    .raw<[string, string]>()) {
+    const list = members.get(rootId) ?? [];
+    list.push(profileId);
+    members.set(rootId, list);
+  }
+  return members;
+}
+
 /** Points `absorbedRoot` and everything that answered to it at `survivorRoot`: O(profiles of the absorbed side). */
 export function attachProfile(sql: SqlStorage, absorbedRoot: string, survivorRoot: string): void {
   sql.exec("UPDATE profiles SET merged_into = ? WHERE profile_id = ?", survivorRoot, absorbedRoot);

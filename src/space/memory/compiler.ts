@@ -1,4 +1,4 @@
-import { membersOf, rootOf } from "../identity/profiles";
+import { membersOf, membersOfRoots, rootOf, rootsOf } from "../identity/profiles";
 import { replicatedConfig } from "../replica";
 import { type CompiledSession, indexSessions } from "../search/writes";
 import { setTimer, setTimerOnce, setTimers } from "../timers";
@@ -6,7 +6,7 @@ import { correctionOf } from "./corrections";
 import { type CompileSettings, compileSession, DEFAULT_HIGHLIGHTS, type EpisodeBody, type Outcome } from "./derivation";
 import { addSubjects, noSubjects, replaceDerivations, type Subjects } from "./derivations";
 import { type Extractor, patternExtractor } from "./extractor";
-import { listedEntries, rebuildEntries, writeEntries } from "./memory-entries";
+import { listedEntriesOf, rebuildEntries, writeEntries } from "./memory-entries";
 import { type EpisodeView, type Memory, memoryFrom } from "./memory-view";
 import { partsWithModel } from "./model-summaries";
 import { sessionEvents } from "./session-events";
@@ -137,20 +137,22 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
   writeEpisodes(sql, writes.episodes);
   indexSessions(sql, writes.indexed);
   const roots = new Map<string, { subjects: Subjects; whole: boolean }>();
-  for (const profileId of new Set([...touched.keys(), ...whole])) {
-    const rootId = rootOf(sql, profileId)?.profileId ?? profileId;
+  const profiles = [...new Set([...touched.keys(), ...whole])];
+  const rootOfProfile = rootsOf(sql, profiles);
+  for (const profileId of profiles) {
+    const rootId = rootOfProfile.get(profileId) ?? profileId;
     const root = roots.get(rootId) ?? { subjects: noSubjects(), whole: false };
     roots.set(rootId, root);
     if (whole.has(profileId)) root.whole = true;
     const subjects = touched.get(profileId);
     if (subjects) addSubjects(root.subjects, subjects);
   }
+  const members = membersOfRoots(sql, [...roots.keys()]);
   for (const [rootId, { subjects, whole }] of roots) {
-    const members = membersOf(sql, rootId);
-    if (whole) rebuildEntries(sql, rootId, members, now);
-    else writeEntries(sql, rootId, members, subjects, now);
-    writeMemory(sql, rootId, members, now);
+    if (whole) rebuildEntries(sql, rootId, members.get(rootId) ?? [], now);
+    else writeEntries(sql, rootId, members.get(rootId) ?? [], subjects, now);
   }
+  writeMemories(sql, [...roots.keys()], now);
   return new Set(roots.keys());
 }
 
@@ -162,9 +164,8 @@ export function compileSubjects(sql: SqlStorage, profileId: string, subjects: Su
   const rootId = rootOf(sql, profileId)?.profileId;
   if (rootId === undefined) return; // erased (privacy/erasures.ts): nothing to compile
 
-  const members = membersOf(sql, rootId);
-  writeEntries(sql, rootId, members, subjects, now);
-  writeMemory(sql, rootId, members, now);
+  writeEntries(sql, rootId, membersOf(sql, rootId), subjects, now);
+  writeMemories(sql, [rootId], now);
 }
 
 /** A session's episode row, as `episodes` takes it. */
@@ -251,34 +252,45 @@ function writeEpisodes(sql: SqlStorage, episodes: readonly EpisodeRow[]): void {
 
 type EpisodeRecord = EpisodeBody & { conversation_id: string | null; channel: string | null; status: "open" | "closed" };
 
-/** Writes a root profile's memory from its entries and latest episodes, with a new version. */
-function writeMemory(sql: SqlStorage, rootId: string, members: readonly string[], now: number): void {
-  const episodes = sql
-    .exec<{ session_id: string; started_at: number; ended_at: number; body: string }>(
-      `SELECT e.session_id, e.started_at, e.ended_at, e.body FROM json_each(?) m CROSS JOIN episodes e
-       WHERE e.profile_id = m.value ORDER BY e.started_at DESC LIMIT ?`,
-      JSON.stringify(members),
-      EPISODES_IN_CONTEXT,
-    )
-    .toArray()
-    .map((row): EpisodeView => {
-      const body = JSON.parse(row.body) as EpisodeRecord;
-      return {
-        episode_id: row.session_id,
-        ...body,
-        started_at: new Date(row.started_at).toISOString(),
-        ended_at: new Date(row.ended_at).toISOString(),
-      };
+/**
+ * Writes root profiles' memory from their entries and latest episodes, each with a new version:
+ * one statement for all their episodes, one for their entries, one for the writes.
+ */
+function writeMemories(sql: SqlStorage, rootIds: readonly string[], now: number): void {
+  if (rootIds.length === 0) return;
+  const roots = JSON.stringify(rootIds);
+  const episodes = new Map<string, EpisodeView[]>();
+  for (const row of sql.exec<{ root: string; session_id: string; started_at: number; ended_at: number; body: string }>(
+    `SELECT r.value AS root, e.session_id, e.started_at, e.ended_at, e.body FROM json_each(?1) r
+     CROSS JOIN episodes e ON e.rowid IN (
+       SELECT x.rowid FROM profiles p CROSS JOIN episodes x ON x.profile_id = p.profile_id
+       WHERE p.root_id = r.value ORDER BY x.started_at DESC, x.session_id DESC LIMIT ?2)
+     ORDER BY r.value, e.started_at DESC, e.session_id DESC`,
+    roots,
+    EPISODES_IN_CONTEXT,
+  )) {
+    const body = JSON.parse(row.body) as EpisodeRecord;
+    const list = episodes.get(row.root) ?? [];
+    list.push({
+      episode_id: row.session_id,
+      ...body,
+      started_at: new Date(row.started_at).toISOString(),
+      ended_at: new Date(row.ended_at).toISOString(),
     });
-  const memory = memoryFrom(listedEntries(sql, rootId), episodes);
+    episodes.set(row.root, list);
+  }
+  const entries = listedEntriesOf(sql, rootIds);
+  const memories = rootIds.map((rootId) => [
+    rootId,
+    JSON.stringify(memoryFrom(entries.get(rootId) ?? [], episodes.get(rootId) ?? [])),
+  ]);
   sql.exec(
-    `INSERT INTO memories (profile_id, version, through_at, compiled_at, body) VALUES (?, 1, ?, ?, ?)
+    `INSERT INTO memories (profile_id, version, through_at, compiled_at, body)
+     SELECT value ->> 0, 1, ?1, ?1, value ->> 1 FROM json_each(?2) WHERE true
      ON CONFLICT (profile_id) DO UPDATE SET version = version + 1, through_at = excluded.through_at,
        compiled_at = excluded.compiled_at, body = excluded.body`,
-    rootId,
     now,
-    now,
-    JSON.stringify(memory),
+    JSON.stringify(memories),
   );
 }
 
