@@ -2,13 +2,13 @@ import { membersOf, membersOfRoots, rootOf, rootsOf } from "../identity/profiles
 import { replicatedConfig } from "../replica";
 import { type CompiledSession, indexSessions } from "../search/writes";
 import { setTimer, setTimerOnce, setTimers } from "../timers";
-import { correctionOf } from "./corrections";
+import { type Correction, correctionsOf } from "./corrections";
 import { type CompileSettings, compileSession, DEFAULT_HIGHLIGHTS, type EpisodeBody, type Outcome } from "./derivation";
-import { addSubjects, noSubjects, replaceDerivations, type Subjects } from "./derivations";
+import { addSubjects, type DerivationRow, noSubjects, replaceDerivations, type Subjects, storedDerivations } from "./derivations";
 import { type Extractor, patternExtractor } from "./extractor";
 import { listedEntriesOf, rebuildEntries, writeEntries } from "./memory-entries";
 import { type EpisodeView, type Memory, memoryFrom } from "./memory-view";
-import { partsWithModel } from "./model-summaries";
+import { modelSummariesOf, partsWithModel, type SummaryRow } from "./model-summaries";
 import { sessionEvents } from "./session-events";
 import { noteHandoff, type SessionRecord, sessionsById } from "./sessions";
 import { extractiveSummarizer, type Summarizer } from "./summarizer";
@@ -107,10 +107,13 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       )
       .toArray();
     if (next.length < QUEUE_READ) more = false;
-    const sessions = sessionsById(
-      sql,
-      next.map((queued) => queued.session_id),
-    );
+    const ids = next.map((queued) => queued.session_id);
+    const sessions = sessionsById(sql, ids);
+    const stored: StoredOfSessions = {
+      derivations: storedDerivations(sql, ids),
+      summaries: modelSummariesOf(sql, ids),
+      corrections: correctionsOf(sql, ids),
+    };
     const taken: [string, string][] = [];
     for (const { session_id: sessionId, profile_id: profileId } of next) {
       taken.push([profileId, sessionId]);
@@ -118,7 +121,7 @@ export function compileSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       if (session) {
         const subjects = touched.get(session.profileId) ?? noSubjects();
         touched.set(session.profileId, subjects);
-        events += rebuildSession(sql, session, now, subjects, { summarizing, settings }, writes);
+        events += rebuildSession(sql, session, now, subjects, { summarizing, settings }, writes, stored);
       } else {
         whole.add(profileId); // a `profile:` entry: its members changed
       }
@@ -171,6 +174,13 @@ export function compileSubjects(sql: SqlStorage, profileId: string, subjects: Su
 /** A session's episode row, as `episodes` takes it. */
 type EpisodeRow = [sessionId: string, profileId: string, startedAt: number, endedAt: number, open: 0 | 1, body: string];
 
+/** What a queue read's sessions have stored, read for all of them at once. */
+interface StoredOfSessions {
+  derivations: Map<string, DerivationRow[]>;
+  summaries: Map<string, SummaryRow>;
+  corrections: Map<string, Correction>;
+}
+
 /** What a slice's sessions write once the slice has compiled them all. */
 interface SliceWrites {
   episodes: EpisodeRow[];
@@ -189,16 +199,27 @@ function rebuildSession(
   touched: Subjects,
   { summarizing, settings }: { summarizing: boolean; settings: CompileSettings },
   writes: SliceWrites,
+  stored: StoredOfSessions,
 ): number {
   const events = sessionEvents(sql, session.sessionId);
+  // Read once for the queue read; a session queued twice in it reads what its first compile wrote.
+  const derived = stored.derivations.get(session.sessionId) ?? storedDerivations(sql, [session.sessionId]).get(session.sessionId);
+  stored.derivations.delete(session.sessionId);
   // The model's digest where one was made from these events; else the offline parts (and the session queued for the model).
-  const parts = partsWithModel(sql, session, events, COMPILER_PARTS, { queue: summarizing, now });
+  const parts = partsWithModel(
+    sql,
+    session,
+    events,
+    COMPILER_PARTS,
+    { queue: summarizing, now },
+    stored.summaries.get(session.sessionId),
+  );
   const compiled = compileSession(events, { open: session.status === "open", handoffAt: session.handoffAt }, parts, settings);
   if (compiled.handoffAt !== null && compiled.handoffAt !== session.handoffAt) {
     noteHandoff(sql, session, compiled.handoffAt, now);
   }
-  replaceDerivations(sql, session, compiled.derivations, touched);
-  const outcome = correctionOf(sql, session.sessionId);
+  replaceDerivations(sql, session, compiled.derivations, touched, derived ?? []);
+  const outcome = stored.corrections.get(session.sessionId);
   const episode: EpisodeRecord = {
     ...compiled.episode,
     ...(outcome?.action === "conversation_outcome" ? { outcome: outcome.value as Outcome } : {}),

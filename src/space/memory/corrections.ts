@@ -20,16 +20,6 @@ export function recordCorrection(sql: SqlStorage, targetId: string, correction: 
   );
 }
 
-export function correctionOf(sql: SqlStorage, targetId: string): Correction | undefined {
-  const row = sql
-    .exec<{ action: Correction["action"]; value: string | null; item_id: string }>(
-      "SELECT action, value, item_id FROM corrections WHERE target_id = ?",
-      targetId,
-    )
-    .toArray()[0];
-  return row ? { action: row.action, value: row.value, itemId: row.item_id } : undefined;
-}
-
 /** The corrections of some targets, in one statement. */
 export function correctionsOf(sql: SqlStorage, targetIds: readonly string[]): Map<string, Correction> {
   const corrections = new Map<string, Correction>();

@@ -21,7 +21,7 @@ function addSubject(into: Subjects, derivation: { type: Derivation["type"]; subj
   else into.objects.add(derivation.subject);
 }
 
-interface DerivationRow {
+export interface DerivationRow {
   id: string;
   type: Derivation["type"];
   item_id: string;
@@ -45,8 +45,23 @@ const derivationOf = (row: DerivationRow) =>
     body: JSON.parse(row.body),
   }) as Derivation;
 
+/** What sessions derived as stored, by session (each of `sessionIds` has an entry), in one statement. */
+export function storedDerivations(sql: SqlStorage, sessionIds: readonly string[]): Map<string, DerivationRow[]> {
+  const bySession = new Map<string, DerivationRow[]>(sessionIds.map((id) => [id, []]));
+  if (sessionIds.length === 0) return bySession;
+  for (const row of sql.exec<DerivationRow & { session_id: string }>(
+    "SELECT d.* FROM json_each(?) j CROSS JOIN derivations d WHERE d.session_id = j.value",
+    JSON.stringify(sessionIds),
+  )) {
+    const rows = bySession.get(row.session_id) ?? [];
+    rows.push(row);
+    bySession.set(row.session_id, rows);
+  }
+  return bySession;
+}
+
 /**
- * Replaces what one session derived, writing only what changed: a session compiled again after
+ * Replaces what one session derived (`stored`: its rows as `storedDerivations` read them), writing only what changed: a session compiled again after
  * a late "thanks" derives what it derived before. Adds to `touched` the subjects of what it no
  * longer derives, derives anew or derives otherwise: the entries a compile must write again.
  */
@@ -55,9 +70,10 @@ export function replaceDerivations(
   session: { sessionId: string; profileId: string },
   derivations: readonly Derivation[],
   touched: Subjects,
+  stored: readonly DerivationRow[],
 ): void {
   const before = new Map<string, { row: DerivationRow; written: string }>();
-  for (const row of sql.exec<DerivationRow>("SELECT * FROM derivations WHERE session_id = ?", session.sessionId)) {
+  for (const row of stored) {
     before.set(row.id, { row, written: writtenAs(row.profile_id as string, row) });
   }
   const rows: DerivationRow[] = [];

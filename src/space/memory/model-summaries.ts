@@ -33,7 +33,7 @@ export const versionOf = (events: readonly MemoryEvent[]): SessionVersion => ({
   lastSeq: events.reduce((last, event) => Math.max(last, event.seq), 0),
 });
 
-type SummaryRow = {
+export type SummaryRow = {
   tried_events: number;
   tried_seq: number;
   tried_at: number;
@@ -42,8 +42,18 @@ type SummaryRow = {
   digest: string | null;
 };
 
+/** Sessions' stored model rows, by session, in one statement (a compile slice reads its sessions' at once). */
+export function modelSummariesOf(sql: SqlStorage, sessionIds: readonly string[]): Map<string, SummaryRow> {
+  if (sessionIds.length === 0) return new Map();
+  const rows = sql.exec<SummaryRow & { session_id: string }>(
+    "SELECT m.* FROM json_each(?) j CROSS JOIN model_summaries m WHERE m.session_id = j.value",
+    JSON.stringify(sessionIds),
+  );
+  return new Map([...rows].map((row) => [row.session_id, row]));
+}
+
 /**
- * The parts a session compiles with: with its stored model digest (its summary, highlights and
+ * The parts a session compiles with (`row`: its stored model row, if any): with its stored model digest (its summary, highlights and
  * facts) when that digest was made from exactly these events, else `parts` as given. A closed
  * session whose version the model was not asked about yet is queued for it when `queue` (a binding
  * and a model are there), due at once or a minute after its last call.
@@ -54,8 +64,8 @@ export function partsWithModel<P extends { summarizer: Summarizer; extractor: Ex
   events: readonly MemoryEvent[],
   parts: P,
   options: { queue: boolean; now: number },
+  row: SummaryRow | undefined,
 ): P {
-  const row = sql.exec<SummaryRow>("SELECT * FROM model_summaries WHERE session_id = ?", session.sessionId).toArray()[0];
   const version = versionOf(events);
   if (row?.digest != null && row.events === version.events && row.last_seq === version.lastSeq) {
     const digest = JSON.parse(row.digest) as ModelDigest;
