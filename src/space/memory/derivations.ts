@@ -48,10 +48,10 @@ const derivationOf = (row: DerivationRow) =>
 /** What sessions derived as stored, by session (each of `sessionIds` has an entry), in one statement. */
 export function storedDerivations(sql: SqlStorage, sessionIds: readonly string[]): Map<string, DerivationRow[]> {
   const bySession = new Map<string, DerivationRow[]>(sessionIds.map((id) => [id, []]));
-  if (sessionIds.length === 0) return bySession;
+  if (bySession.size === 0) return bySession;
   for (const row of sql.exec<DerivationRow & { session_id: string }>(
     "SELECT d.* FROM json_each(?) j CROSS JOIN derivations d WHERE d.session_id = j.value",
-    JSON.stringify(sessionIds),
+    JSON.stringify([...bySession.keys()]),
   )) {
     const rows = bySession.get(row.session_id) ?? [];
     rows.push(row);
