@@ -4,7 +4,7 @@ import { ImportCreatedSchema } from "../../src/contract/imports";
 import { importMessage } from "../../src/queues/messages";
 import { importKey } from "../../src/space/imports/keys";
 import { receiveFile } from "../../src/space/imports/records";
-import { MAX_RESENDS, RECEIVE_WINDOW_MS, STALL_MS, STALLED, watchImport } from "../../src/space/imports/watch";
+import { MAX_RESENDS, RECEIVE_WINDOW_MS, SEND_RETRY_MS, STALL_MS, STALLED, watchImport } from "../../src/space/imports/watch";
 import type { SpaceObject } from "../../src/space/object";
 import { expectProblem, lookup, personToken, query, spaceStub } from "../support/identity";
 import { CSV, deliver, finished, imported, importStatus, NDJSON, sendFile } from "../support/imports";
@@ -323,9 +323,13 @@ describe("Forget reaches imports", () => {
   });
 });
 
-/** Records the messages the space object sends to the `imports` queue while `run` runs (its own binding swapped for a recorder). */
-async function sentWhile(space: Space, run: () => Promise<void>): Promise<unknown[]> {
+/**
+ * Records the messages the space object sends to the `imports` queue while `run` runs (its own
+ * binding swapped for a recorder); the first `failing` sends throw, as a queue that is down.
+ */
+async function sentWhile(space: Space, run: () => Promise<void>, failing = 0): Promise<unknown[]> {
   const sent: unknown[] = [];
+  let tries = 0;
   const swap = (to: (bindings: { IMPORTS: unknown }) => unknown) =>
     runInDurableObject(spaceStub(space), (instance: SpaceObject) => {
       const bindings = (instance as unknown as { env: { IMPORTS: unknown } }).env;
@@ -333,7 +337,12 @@ async function sentWhile(space: Space, run: () => Promise<void>): Promise<unknow
       bindings.IMPORTS = to(bindings);
       return before;
     });
-  const real = await swap(() => ({ send: async (body: unknown) => void sent.push(body) }));
+  const real = await swap(() => ({
+    send: async (body: unknown) => {
+      if (++tries <= failing) throw new Error("queue unavailable");
+      sent.push(body);
+    },
+  }));
   try {
     await run();
   } finally {
@@ -352,6 +361,35 @@ describe("An import nobody reads (docs/api/imports.md)", () => {
     expect(await finished(space, importId)).toMatchObject({ status: "completed", accepted: 2 });
     expect(await sentWhile(space, () => later(space, 2 * STALL_MS))).toEqual([]);
     expect(await query(space, "SELECT key FROM timers WHERE kind = 'import.watch'")).toEqual([]);
+  });
+
+  it("answers 202 when the message's send fails, and sends it again within a minute, not after 20", async () => {
+    const space = await createSpace();
+    let importId = "";
+    const sent = await sentWhile(
+      space,
+      async () => {
+        importId = await imported(space, lines([message(), message()]), NDJSON);
+        await later(space, SEND_RETRY_MS + 1_000);
+      },
+      1,
+    );
+    expect(sent).toEqual([importMessage(space.name, importId)]);
+    expect(await finished(space, importId)).toMatchObject({ status: "completed", accepted: 2 });
+  });
+
+  it("counts a resend that fails as one, and fails the import `stalled` while the queue stays down", async () => {
+    const space = await createSpace();
+    const importId = await imported(space, lines([message()]), NDJSON);
+    const sent = await sentWhile(
+      space,
+      async () => {
+        for (let look = 0; look <= MAX_RESENDS; look++) await later(space, STALL_MS + 1_000);
+      },
+      MAX_RESENDS,
+    );
+    expect(sent).toEqual([]);
+    expect(await importStatus(space, importId)).toMatchObject({ status: "failed", reason: STALLED });
   });
 
   it("fails the import `stalled` after its resends, and its file leaves R2", async () => {

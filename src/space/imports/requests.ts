@@ -24,7 +24,7 @@ import {
 } from "./records";
 import { checkedBodyImport, checkedUploadImport, type ImportRequest } from "./request";
 import { uploadToImport } from "./uploads";
-import { STALLED, unwatchImport, watchAgain, watchImport, watchVerdict } from "./watch";
+import { STALLED, sendFailed, unwatchImport, watchAgain, watchImport, watchVerdict } from "./watch";
 
 /** An import waiting for its file: where the edge streams it. */
 export interface ReceivingImport {
@@ -81,8 +81,22 @@ export class ImportRequests {
       watchImport(space.sql, importId, "queued", space.now());
     });
     await space.armAlarm();
-    // A send that fails leaves the import queued: its watch sends the message again.
-    if (file !== null) await space.env.IMPORTS.send(importMessage(space.spaceName(), importId));
+    if (file !== null) await this.#send(importId);
+  }
+
+  /**
+   * Sends a queued import's message. The import is committed before: a send that fails is not the
+   * caller's error, so the request is answered as queued, and the watch sends the message again
+   * after `SEND_RETRY_MS` (not after `STALL_MS`).
+   */
+  async #send(importId: string): Promise<void> {
+    const space = this.#space;
+    try {
+      await space.env.IMPORTS.send(importMessage(space.spaceName(), importId));
+    } catch {
+      sendFailed(space.sql, importId, space.now());
+      await space.armAlarm();
+    }
   }
 
   /** `POST /v1/ingest/files?media_ref=`: a stored upload, queued for import. */
@@ -102,7 +116,7 @@ export class ImportRequests {
       },
       "events",
     );
-    if (created.ok) await space.env.IMPORTS.send(importMessage(space.spaceName(), created.value));
+    if (created.ok) await this.#send(created.value);
     return created;
   }
 
@@ -192,8 +206,9 @@ export class ImportRequests {
           });
           break;
         case "resend":
-          await space.env.IMPORTS.send(importMessage(space.spaceName(), importId));
+          // The try counts whether or not the send goes through: a queue that stays down fails the import `stalled`.
           watchAgain(space.sql, importId, verdict.resends, space.now());
+          await space.env.IMPORTS.send(importMessage(space.spaceName(), importId)).catch(() => undefined);
           break;
         case "fail": {
           const failed = space.db.transaction(() => {

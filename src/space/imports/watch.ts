@@ -15,6 +15,8 @@ export const STALL_MS = 20 * 60 * 1000;
 export const MAX_RESENDS = 3;
 /** How long a file may take to arrive through `POST /v1/ingest/files` (512 MB at about 25 KB/s) before its import is dropped. */
 export const RECEIVE_WINDOW_MS = 6 * 60 * 60 * 1000;
+/** How soon the watch sends an import's message again when the send at its queueing failed. */
+export const SEND_RETRY_MS = 30 * 1000;
 /** While the object acts on a due watch, its timer is held this long: a restart meanwhile has it fire again. */
 const LEASE_MS = 5 * 60 * 1000;
 
@@ -28,6 +30,11 @@ interface Watch {
 export function watchImport(sql: SqlStorage, importId: string, status: "receiving" | "queued", now: number): void {
   const dueAt = now + (status === "receiving" ? RECEIVE_WINDOW_MS : STALL_MS);
   setTimer(sql, { kind: "import.watch", key: importId, dueAt, payload: { resends: 0 } satisfies Watch });
+}
+
+/** The send of a queued import's message failed: the watch looks again in `SEND_RETRY_MS`, and sends it. */
+export function sendFailed(sql: SqlStorage, importId: string, now: number): void {
+  setTimer(sql, { kind: "import.watch", key: importId, dueAt: now + SEND_RETRY_MS, payload: { resends: 0 } satisfies Watch });
 }
 
 export function unwatchImport(sql: SqlStorage, importId: string): void {
