@@ -487,9 +487,7 @@ async function forgetRun(secrets) {
   // A run whose erasure ended before a read has no ratio (null): the others make the median.
   const medianOf = (key, digits) => {
     const values = runs.map((run) => run[key]).filter((value) => value !== null);
-    return values.length === 0
-      ? { [key]: null }
-      : { [key]: round(median(values), digits), [`${key}_spread`]: spread(values, digits) };
+    return values.length === 0 ? { [key]: null } : overRounds(key, values, digits);
   };
   return {
     ...runs[0],
