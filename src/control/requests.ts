@@ -7,14 +7,15 @@ import type { Env } from "../env";
 import { type CursorList, CursorSeal } from "../http/cursor";
 import { type Outcome, outcomeOf, Problem } from "../http/problem";
 import { type IdempotencyRequest, IdempotentWrites } from "../idempotency";
+import { idempotencyStore } from "../idempotency-store";
 import { isDevelopment, mergeSecrets } from "../secrets";
 import { spaceObject } from "../space/address";
 import type { ControlDb } from "./db";
 import { developmentSecrets } from "./generated-secrets";
-import { controlIdempotencyStore } from "./idempotency";
 import type { KeyIssuer } from "./keys";
 import type { PersonRow } from "./people";
 import { spaceSnapshot } from "./replication";
+import { idempotencyRecords } from "./schema";
 import { type SpaceRow, tenantSpaces } from "./spaces";
 import { requireLiveToken } from "./token-cuts";
 
@@ -50,7 +51,7 @@ export class ControlRequests {
     this.sql = parts.sql;
     this.env = parts.env;
     this.now = parts.now;
-    this.#writes = new IdempotentWrites(controlIdempotencyStore(this.db), () => this.now());
+    this.#writes = new IdempotentWrites(idempotencyStore(this.db, idempotencyRecords), () => this.now());
     this.#cursors = new CursorSeal(() => signingKey(this.sql, "cursor"));
   }
 

@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { idempotencyTable } from "../idempotency-store";
 
 export { controlAuditLog } from "../audit/schema";
 
@@ -142,17 +143,7 @@ export const quotas = sqliteTable(
 );
 
 /** `Idempotency-Key` answers, kept 24 hours with the hash of the request they answered. */
-export const idempotencyRecords = sqliteTable(
-  "idempotency_records",
-  {
-    scope: text("scope").notNull(),
-    key: text("key").notNull(),
-    requestHash: text("request_hash").notNull(),
-    answer: text("answer", { mode: "json" }).notNull(),
-    createdAt: integer("created_at").notNull(),
-  },
-  (table) => [primaryKey({ columns: [table.scope, table.key] }), index("idempotency_created").on(table.createdAt)],
-);
+export const idempotencyRecords = idempotencyTable("idempotency_created");
 
 /** Keys the object made for itself (cursor signing: src/auth/signing-key.ts), random, never shown. */
 export const signingKeys = sqliteTable("signing_keys", {

@@ -7,13 +7,14 @@ import type { Env } from "../env";
 import { type CursorList, CursorSeal } from "../http/cursor";
 import { type Outcome, outcomeOf } from "../http/problem";
 import { checkedIdempotencyKey, type IdempotencyRequest, IdempotentWrites } from "../idempotency";
+import { idempotencyStore } from "../idempotency-store";
 import { admit, type Caller, callerScope } from "./access";
 import type { BatchPacing } from "./batch-pacing";
-import { spaceIdempotencyStore } from "./idempotency";
 import type { Intake } from "./intake";
 import type { Limits, RequestKind } from "./limits/limits";
 import type { HotTier } from "./memory/hot-tier";
 import type { Replica } from "./replica";
+import { idempotencyRecords } from "./schema";
 import type { TermCache } from "./search/query";
 
 export type SpaceDatabase = DrizzleSqliteDODatabase<Record<string, unknown>>;
@@ -73,7 +74,7 @@ export class SpaceRequests implements SpaceParts {
       now: this.now,
       armAlarm: this.armAlarm,
     } = parts);
-    this.#writes = new IdempotentWrites(spaceIdempotencyStore(this.db), () => this.now());
+    this.#writes = new IdempotentWrites(idempotencyStore(this.db, idempotencyRecords), () => this.now());
     this.#cursors = new CursorSeal(() => signingKey(this.sql, "cursor"));
   }
 

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { idempotencyTable } from "../idempotency-store";
 
 export { auditLog } from "../audit/schema";
 export * from "./exports/schema";
@@ -59,19 +60,9 @@ export const items = sqliteTable(
 /**
  * Answers of writes that carry an `Idempotency-Key` (identity writes), kept 24 hours with the
  * hash of the request, per caller (`scope`: `key:<key id>` or `person:<person id>`): another
- * caller's answer is never replayed. Owned by `idempotency.ts`.
+ * caller's answer is never replayed. Owned by `src/idempotency-store.ts`.
  */
-export const idempotencyRecords = sqliteTable(
-  "idempotency_records",
-  {
-    scope: text("scope").notNull(),
-    key: text("key").notNull(),
-    requestHash: text("request_hash").notNull(),
-    answer: text("answer", { mode: "json" }).notNull(),
-    createdAt: integer("created_at").notNull(),
-  },
-  (table) => [primaryKey({ columns: [table.scope, table.key] }), index("idempotency_records_created_at").on(table.createdAt)],
-);
+export const idempotencyRecords = idempotencyTable("idempotency_records_created_at");
 
 /** Keys the object made for itself (cursor signing: src/auth/signing-key.ts), random, never shown. */
 export const signingKeys = sqliteTable("signing_keys", {
