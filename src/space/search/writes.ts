@@ -201,20 +201,22 @@ interface IndexedRow {
   [column: string]: SqlStorageValue;
 }
 
+/** A row's `search_index` columns after its rowid, in the table's order. */
+const columnsOf = (row: Omit<IndexRow, "stems" | "near">) => [
+  row.text,
+  row.profileToken,
+  row.sourceToken,
+  row.sessionToken,
+  row.kind,
+  row.refId,
+  row.profileId,
+  row.occurredAt,
+  row.channel,
+  row.conversationId,
+];
+
 /** What tells a derived row from another: every column. */
-const indexedAs = (row: Omit<IndexRow, "stems" | "near">) =>
-  JSON.stringify([
-    row.text,
-    row.profileToken,
-    row.sourceToken,
-    row.sessionToken,
-    row.kind,
-    row.refId,
-    row.profileId,
-    row.occurredAt,
-    row.channel,
-    row.conversationId,
-  ]);
+const indexedAs = (row: Omit<IndexRow, "stems" | "near">) => JSON.stringify(columnsOf(row));
 
 /**
  * Adds rows to both tables under the same rowids, after the last one: each table's rowid is
@@ -227,21 +229,7 @@ function insertRows(sql: SqlStorage, rows: readonly IndexRow[]): void {
     `INSERT INTO search_index (rowid, text, profile, source, session, kind, ref_id, profile_id, occurred_at, channel, conversation_id)
      SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6,
        r.value ->> 7, r.value ->> 8, r.value ->> 9, r.value ->> 10 FROM json_each(?) r`,
-    JSON.stringify(
-      rows.map((row, i) => [
-        last + 1 + i,
-        row.text,
-        row.profileToken,
-        row.sourceToken,
-        row.sessionToken,
-        row.kind,
-        row.refId,
-        row.profileId,
-        row.occurredAt,
-        row.channel,
-        row.conversationId,
-      ]),
-    ),
+    JSON.stringify(rows.map((row, i) => [last + 1 + i, ...columnsOf(row)])),
   );
   stemRows(
     sql,
