@@ -3,8 +3,15 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { describe, expect, it } from "vitest";
 import { runDueTimers } from "../../src/space/alarm";
 import { type Intake, openIntake } from "../../src/space/intake";
-import { INDEX_BACKLOG_CAP, INDEX_STEP_ROWS, INDEX_YIELD_MS, indexBacklogLength } from "../../src/space/search/backlog";
+import {
+  INDEX_BACKLOG_CAP,
+  INDEX_STEP_BYTES,
+  INDEX_STEP_ROWS,
+  INDEX_YIELD_MS,
+  indexBacklogLength,
+} from "../../src/space/search/backlog";
 import { searchProfile, searchSpace } from "../../src/space/search/search";
+import { MAX_TERM_CHARS } from "../../src/space/search/stems";
 import { TRACK_CALLER as caller, storeBatch } from "../support/intake";
 import { message } from "../support/seed";
 
@@ -130,6 +137,29 @@ describe("the search.index timer", () => {
       expect(indexedMessages(sql)).toBe(1);
       expect(indexBacklogLength(sql)).toBe(INDEX_BACKLOG_CAP - INDEX_STEP_ROWS);
       expect(dueIndex(sql)).toBe(NOW);
+    });
+  });
+
+  it("indexes messages of a megabyte a few at a time, and makes no stems of a token of a megabyte", async () => {
+    await withStorage((intake, storage) => {
+      const sql = storage.sql;
+      // Found by the batch's size properties: one step took every waiting message, and the turns
+      // before each (whole tokens of 800 kB as near words) made a statement SQLite refused.
+      const big = (minute: number) => said("+15555550309", `wardrobe ${"x".repeat(800_000)}`, minute);
+      storeBatch(intake, caller, { items: [0, 1, 2].map(big) }, NOW, CONFIG);
+      storeBatch(intake, caller, { items: [3, 4, 5].map(big) }, NOW, CONFIG);
+      expect(indexBacklogLength(sql)).toBe(6);
+      const perStep = Math.max(1, Math.floor(INDEX_STEP_BYTES / 800_000));
+      runDueTimers(sql, NOW, { stopwatch: () => performance.now(), mayCompile: () => false });
+      expect(indexedMessages(sql)).toBe(perStep);
+      for (let step = 0; step < 6 && indexBacklogLength(sql) > 0; step++) {
+        runDueTimers(sql, NOW, { stopwatch: () => performance.now(), mayCompile: () => false });
+      }
+      expect(indexBacklogLength(sql)).toBe(0);
+      expect(indexedMessages(sql)).toBe(6);
+      const widest = sql.exec<{ n: number }>("SELECT max(length(stems) + length(near)) AS n FROM search_stems").one().n;
+      expect(widest).toBeLessThanOrEqual(3 * (MAX_TERM_CHARS + 1));
+      expect(spaceSearch(storage, "wardrobes")).toHaveLength(6);
     });
   });
 });

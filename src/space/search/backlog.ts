@@ -14,6 +14,12 @@ import { indexMessages, type StoredMessage } from "./writes";
  */
 export const INDEX_STEP_ROWS = 500;
 /**
+ * And at most this many bytes of items (a message may hold a megabyte), one item at least: what
+ * a step reads and writes in one statement stays far below SQLite's limit on a value, and the
+ * object's memory bounded.
+ */
+export const INDEX_STEP_BYTES = 1_000_000;
+/**
  * Above this many waiting messages the index steps no longer give way: what a search may have to
  * index first stays bounded (about a second of work on the bench's machine).
  */
@@ -47,12 +53,41 @@ export function indexStep(sql: SqlStorage, now: number, saturated: boolean): voi
     setTimer(sql, { kind: "search.index", key: "", dueAt: now + INDEX_YIELD_MS, payload: null });
     return;
   }
-  const seqs = sql
-    .exec<{ seq: number }>("SELECT seq FROM search_backlog ORDER BY seq LIMIT ?", INDEX_STEP_ROWS)
-    .toArray()
-    .map((row) => row.seq);
+  const waiting = sql
+    .exec<Waiting>(
+      "SELECT b.seq, coalesce(length(i.body), 0) AS bytes FROM search_backlog b LEFT JOIN items i ON i.seq = b.seq ORDER BY b.seq LIMIT ?",
+      INDEX_STEP_ROWS,
+    )
+    .toArray();
+  const [seqs = []] = stepsOf(waiting);
   indexQueued(sql, seqs);
-  if (seqs.length === INDEX_STEP_ROWS) setTimer(sql, { kind: "search.index", key: "", dueAt: now, payload: null });
+  if (seqs.length < waiting.length || waiting.length === INDEX_STEP_ROWS) {
+    setTimer(sql, { kind: "search.index", key: "", dueAt: now, payload: null });
+  }
+}
+
+interface Waiting {
+  seq: number;
+  bytes: number;
+  [column: string]: SqlStorageValue;
+}
+
+/** Waiting messages (in `seq` order) cut into steps of `INDEX_STEP_ROWS` and `INDEX_STEP_BYTES` at most, one message at least. */
+function stepsOf(waiting: readonly Waiting[]): number[][] {
+  const steps: number[][] = [];
+  let step: number[] = [];
+  let bytes = 0;
+  for (const row of waiting) {
+    if (step.length > 0 && (step.length === INDEX_STEP_ROWS || bytes + row.bytes > INDEX_STEP_BYTES)) {
+      steps.push(step);
+      step = [];
+      bytes = 0;
+    }
+    step.push(row.seq);
+    bytes += row.bytes;
+  }
+  if (step.length > 0) steps.push(step);
+  return steps;
 }
 
 /**
@@ -60,16 +95,14 @@ export function indexStep(sql: SqlStorage, now: number, saturated: boolean): voi
  * index: in `seq` order, so that each message finds the turns before it already remembered.
  */
 export function catchUpIndex(sql: SqlStorage, members: readonly string[] | null): void {
-  const seqs = sql
-    .exec<{ seq: number }>(
-      members === null
-        ? "SELECT seq FROM search_backlog ORDER BY seq"
-        : "SELECT seq FROM search_backlog WHERE profile_id IN (SELECT value FROM json_each(?)) ORDER BY seq",
+  const waiting = sql
+    .exec<Waiting>(
+      `SELECT b.seq, coalesce(length(i.body), 0) AS bytes FROM search_backlog b LEFT JOIN items i ON i.seq = b.seq
+       ${members === null ? "" : "WHERE b.profile_id IN (SELECT value FROM json_each(?))"} ORDER BY b.seq`,
       ...(members === null ? [] : [JSON.stringify(members)]),
     )
-    .toArray()
-    .map((row) => row.seq);
-  for (let from = 0; from < seqs.length; from += INDEX_STEP_ROWS) indexQueued(sql, seqs.slice(from, from + INDEX_STEP_ROWS));
+    .toArray();
+  for (const seqs of stepsOf(waiting)) indexQueued(sql, seqs);
   // Nothing waits any more: no step is due.
   if (members === null) deleteTimers(sql, "search.index", [""]);
 }

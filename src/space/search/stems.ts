@@ -14,6 +14,13 @@ const ENGLISH = /^[a-z]+$/;
 export const isStopWord = (term: string) => STOP_WORDS.has(term);
 
 /**
+ * A token longer than this is no word (an encoded blob, a key pressed down): plain search leaves
+ * it out, so that a message of one such token of a megabyte does not make rows of megabytes (its
+ * own and, as near words, its next turns'). `mode: "fts5"` still finds it as written.
+ */
+export const MAX_TERM_CHARS = 64;
+
+/**
  * Stems already made: words repeat (Zipf's law), and a batch stems every message and the turns
  * before it. Bounded; emptied when full.
  */
@@ -34,7 +41,7 @@ export function stemOf(term: string): string {
 /** The stems of a text's words that carry weight, in order: what `search_stems` holds of it. */
 export function stemsOf(text: string): string[] {
   const stems: string[] = [];
-  for (const term of termsOf(text)) if (!isStopWord(term)) stems.push(stemOf(term));
+  for (const term of termsOf(text)) if (term.length <= MAX_TERM_CHARS && !isStopWord(term)) stems.push(stemOf(term));
   return stems;
 }
 
