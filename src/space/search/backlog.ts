@@ -55,7 +55,7 @@ export function indexStep(sql: SqlStorage, now: number, saturated: boolean): voi
   }
   const waiting = sql
     .exec<Waiting>(
-      "SELECT b.seq, coalesce(length(i.body), 0) AS bytes FROM search_backlog b LEFT JOIN items i ON i.seq = b.seq ORDER BY b.seq LIMIT ?",
+      "SELECT b.seq, coalesce(octet_length(i.body), 0) AS bytes FROM search_backlog b LEFT JOIN items i ON i.seq = b.seq ORDER BY b.seq LIMIT ?",
       INDEX_STEP_ROWS,
     )
     .toArray();
@@ -97,7 +97,7 @@ function stepsOf(waiting: readonly Waiting[]): number[][] {
 export function catchUpIndex(sql: SqlStorage, members: readonly string[] | null): void {
   const waiting = sql
     .exec<Waiting>(
-      `SELECT b.seq, coalesce(length(i.body), 0) AS bytes FROM search_backlog b LEFT JOIN items i ON i.seq = b.seq
+      `SELECT b.seq, coalesce(octet_length(i.body), 0) AS bytes FROM search_backlog b LEFT JOIN items i ON i.seq = b.seq
        ${members === null ? "" : "WHERE b.profile_id IN (SELECT value FROM json_each(?))"} ORDER BY b.seq`,
       ...(members === null ? [] : [JSON.stringify(members)]),
     )
