@@ -34,6 +34,7 @@ import { MODEL_TIMEOUT_MS, type SummaryModel } from "./memory/model-summarizer";
 import { MemoryRequests } from "./memory/requests";
 import { PrivacyRequests } from "./privacy/requests";
 import { scheduleRetention } from "./privacy/retention";
+import { ReaderPacing } from "./reader-pacing";
 import { applyReplicaSnapshot, emptyReplica, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 import { SpaceRequests } from "./requests";
 import { nextDueAt } from "./timers";
@@ -65,6 +66,8 @@ export class SpaceObject extends DurableObject<Env> {
   #pacing = new CompilePacing();
   /** When batches give way to other requests. */
   #batchPacing = new BatchPacing();
+  /** When the alarm's rounds give way to reads. */
+  #readerPacing = new ReaderPacing();
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
   /** Model calls in flight, started by the `memory.summarize` timer. */
@@ -102,6 +105,7 @@ export class SpaceObject extends DurableObject<Env> {
       hot: this.#hot,
       searchTerms: new Map(),
       batchPacing: this.#batchPacing,
+      readerPacing: this.#readerPacing,
       replica: () => this.#replica,
       now: () => this.clock.now(),
       armAlarm: () => this.#armAlarm(),
@@ -161,7 +165,7 @@ export class SpaceObject extends DurableObject<Env> {
       const next = nextDueAt(this.#sql);
       const more = next !== null && next <= this.clock.now();
       if (!more || round >= ALARM_ROUNDS || performance.now() - started >= ALARM_BUDGET_MS) break;
-      await scheduler.wait(0);
+      await scheduler.wait(this.#readerPacing.pauseAfterRound(performance.now()));
     }
     await this.#armAlarm();
   }

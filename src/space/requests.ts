@@ -13,6 +13,7 @@ import type { BatchPacing } from "./batch-pacing";
 import type { Intake } from "./intake";
 import type { Limits, RequestKind } from "./limits/limits";
 import type { HotTier } from "./memory/hot-tier";
+import type { ReaderPacing } from "./reader-pacing";
 import type { Replica } from "./replica";
 import { idempotencyRecords } from "./schema";
 import type { TermCache } from "./search/query";
@@ -31,6 +32,7 @@ export interface SpaceParts {
   /** Estimated document frequencies of frequent search terms (rebuilt as needed). */
   searchTerms: TermCache;
   batchPacing: BatchPacing;
+  readerPacing: ReaderPacing;
   /** The key replica: replaced whole when the ControlObject replicates. */
   replica: () => Replica;
   /** The object's clock, which tests move (DESIGN §4). */
@@ -54,6 +56,7 @@ export class SpaceRequests implements SpaceParts {
   readonly hot: HotTier;
   readonly searchTerms: TermCache;
   readonly batchPacing: BatchPacing;
+  readonly readerPacing: ReaderPacing;
   readonly replica: () => Replica;
   readonly now: () => number;
   readonly armAlarm: () => Promise<void>;
@@ -70,6 +73,7 @@ export class SpaceRequests implements SpaceParts {
       hot: this.hot,
       searchTerms: this.searchTerms,
       batchPacing: this.batchPacing,
+      readerPacing: this.readerPacing,
       replica: this.replica,
       now: this.now,
       armAlarm: this.armAlarm,
@@ -87,7 +91,8 @@ export class SpaceRequests implements SpaceParts {
    * The admission every method goes through: the credential against the replica, then the
    * route's policy, then the limits (`kind`: writes are limited before reads); afterwards the
    * alarm follows any timer the work set. Any request but a batch makes the batches of the next
-   * second give way to requests (`BatchPacing`).
+   * second give way to requests (`BatchPacing`), and its answer holds back the alarm's next round
+   * a few milliseconds (`ReaderPacing`).
    */
   async admitted<T>(
     credential: PresentedCredential,
@@ -95,7 +100,10 @@ export class SpaceRequests implements SpaceParts {
     work: (caller: Caller, now: number) => T | Promise<T>,
     kind: RequestKind = "read",
   ): Promise<Outcome<T>> {
-    if (policy !== POLICIES.batch) this.batchPacing.otherRequest(performance.now());
+    if (policy !== POLICIES.batch) {
+      this.batchPacing.otherRequest(performance.now());
+      this.readerPacing.seen(performance.now());
+    }
     const outcome = await outcomeOf(() => {
       const now = this.now();
       const replica = this.replica();
@@ -103,6 +111,7 @@ export class SpaceRequests implements SpaceParts {
       this.limits.admit(replica, caller, kind, now);
       return work(caller, now);
     });
+    if (policy !== POLICIES.batch) this.readerPacing.seen(performance.now());
     await this.armAlarm();
     return outcome;
   }

@@ -25,10 +25,12 @@ export type { ErasureJob } from "./erasure-steps";
  * A slice's work: each step after the first is sized to what is left of this (by the slice's
  * stopwatch, or by the steps' estimated cost where the clock stands still during work, as in
  * production), from what the rows of the step before cost (`rowsFor`). Each slice is a
- * transaction, a commit and a yield to requests (about 10 to 20 ms under `wrangler dev`), so
- * slices are as full as this allows.
+ * transaction, a commit and a yield to requests, so slices are as full as this allows. A read of
+ * another customer waits for one slice at most (`ReaderPacing`), so this bounds what an erasure
+ * adds to other customers' reads: 5 ms kept their p99 under twice the floor's where 10 ms did not,
+ * and doubled the erasure's time (docs/performance.md, "The erasure").
  */
-export const SLICE_MS = 10;
+export const SLICE_MS = 5;
 /** Retention's slices (`retention.ts`): steps while the stopwatch shows less than this... */
 export const SLICE_BUDGET_MS = 8;
 /** ...and at most this many steps. */
