@@ -27,7 +27,7 @@ export class BatchRequests {
   }
 
   /**
-   * A batch, stored in chunks (`BatchPacing` decides their size), each committed before the next:
+   * A batch, stored in chunks (`RequestPacing` decides their size), each committed before the next:
    * its events reach the hot tier as each chunk commits, and requests waiting for the object go
    * between chunks.
    */
@@ -49,7 +49,7 @@ export class BatchRequests {
         const started = performance.now();
         const parsed = parseJsonBody(body);
         const media = await mediaCheckOf(space.sql, space.env.FILES, space.spaceName(), parsed, space.now);
-        const chunkItems = space.batchPacing.chunkItems(performance.now());
+        const chunkItems = space.requestPacing.chunkItems(performance.now());
         const chunks = ingestBatch(space.intake, intakeCaller, parsed, now, config, chunkItems, media);
         for (let step = chunks.next(); ; step = chunks.next()) {
           if (step.done) {

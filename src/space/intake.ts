@@ -47,7 +47,7 @@ interface Accepted {
 /**
  * Stores a batch (SPEC POST /v1/batch). The envelope is checked first and refuses the whole
  * batch; then each item alone. Accepted items are written in `occurred_at` order, in chunks of
- * `chunkItems` (`BatchPacing` decides; whole by default), each its own transaction: the generator
+ * `chunkItems` (`RequestPacing` decides; whole by default), each its own transaction: the generator
  * yields each chunk's live changes once it is committed, and whether more follow, so that the
  * object can let other requests in before the next; it returns the answer when all are stored.
  * An `idempotency_key` already stored, or seen earlier in the same batch, is a duplicate:

@@ -13,7 +13,6 @@ import type { Env } from "../env";
 import type { BodyInput } from "../http/body";
 import type { IdempotencyRequest } from "../idempotency";
 import { runDueTimers } from "./alarm";
-import { BatchPacing } from "./batch-pacing";
 import { BatchRequests } from "./batch-requests";
 import { BACKLOG_SESSIONS, CompilePacing } from "./compile-pacing";
 import { expireExports } from "./exports/expiry";
@@ -34,8 +33,8 @@ import { MODEL_TIMEOUT_MS, type SummaryModel } from "./memory/model-summarizer";
 import { MemoryRequests } from "./memory/requests";
 import { PrivacyRequests } from "./privacy/requests";
 import { scheduleRetention } from "./privacy/retention";
-import { ReaderPacing } from "./reader-pacing";
 import { applyReplicaSnapshot, emptyReplica, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
+import { RequestPacing } from "./request-pacing";
 import { SpaceRequests } from "./requests";
 import { nextDueAt } from "./timers";
 
@@ -64,10 +63,8 @@ export class SpaceObject extends DurableObject<Env> {
   #hot = new HotTier(DEFAULT_HOT_TIER_BUDGET_MB * MB);
   /** When the compiler gives way to writes and jobs. */
   #pacing = new CompilePacing();
-  /** When batches give way to other requests. */
-  #batchPacing = new BatchPacing();
-  /** When the alarm's rounds give way to reads. */
-  #readerPacing = new ReaderPacing();
+  /** When batches and the alarm's rounds give way to other requests. */
+  #requestPacing = new RequestPacing();
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
   /** Model calls in flight, started by the `memory.summarize` timer. */
@@ -104,8 +101,7 @@ export class SpaceObject extends DurableObject<Env> {
       limits: new Limits(this.#sql),
       hot: this.#hot,
       searchTerms: new Map(),
-      batchPacing: this.#batchPacing,
-      readerPacing: this.#readerPacing,
+      requestPacing: this.#requestPacing,
       replica: () => this.#replica,
       now: () => this.clock.now(),
       armAlarm: () => this.#armAlarm(),
@@ -165,7 +161,7 @@ export class SpaceObject extends DurableObject<Env> {
       const next = nextDueAt(this.#sql);
       const more = next !== null && next <= this.clock.now();
       if (!more || round >= ALARM_ROUNDS || performance.now() - started >= ALARM_BUDGET_MS) break;
-      await scheduler.wait(this.#readerPacing.pauseAfterRound(performance.now()));
+      await scheduler.wait(this.#requestPacing.pauseAfterRound(performance.now()));
     }
     await this.#armAlarm();
   }

@@ -9,12 +9,11 @@ import { type Outcome, outcomeOf } from "../http/problem";
 import { checkedIdempotencyKey, type IdempotencyRequest, IdempotentWrites } from "../idempotency";
 import { idempotencyStore } from "../idempotency-store";
 import { admit, type Caller, callerScope } from "./access";
-import type { BatchPacing } from "./batch-pacing";
 import type { Intake } from "./intake";
 import type { Limits, RequestKind } from "./limits/limits";
 import type { HotTier } from "./memory/hot-tier";
-import type { ReaderPacing } from "./reader-pacing";
 import type { Replica } from "./replica";
+import type { RequestPacing } from "./request-pacing";
 import { idempotencyRecords } from "./schema";
 import type { TermCache } from "./search/query";
 
@@ -31,8 +30,7 @@ export interface SpaceParts {
   hot: HotTier;
   /** Estimated document frequencies of frequent search terms (rebuilt as needed). */
   searchTerms: TermCache;
-  batchPacing: BatchPacing;
-  readerPacing: ReaderPacing;
+  requestPacing: RequestPacing;
   /** The key replica: replaced whole when the ControlObject replicates. */
   replica: () => Replica;
   /** The object's clock, which tests move (DESIGN §4). */
@@ -55,8 +53,7 @@ export class SpaceRequests implements SpaceParts {
   readonly limits: Limits;
   readonly hot: HotTier;
   readonly searchTerms: TermCache;
-  readonly batchPacing: BatchPacing;
-  readonly readerPacing: ReaderPacing;
+  readonly requestPacing: RequestPacing;
   readonly replica: () => Replica;
   readonly now: () => number;
   readonly armAlarm: () => Promise<void>;
@@ -72,8 +69,7 @@ export class SpaceRequests implements SpaceParts {
       limits: this.limits,
       hot: this.hot,
       searchTerms: this.searchTerms,
-      batchPacing: this.batchPacing,
-      readerPacing: this.readerPacing,
+      requestPacing: this.requestPacing,
       replica: this.replica,
       now: this.now,
       armAlarm: this.armAlarm,
@@ -90,9 +86,8 @@ export class SpaceRequests implements SpaceParts {
   /**
    * The admission every method goes through: the credential against the replica, then the
    * route's policy, then the limits (`kind`: writes are limited before reads); afterwards the
-   * alarm follows any timer the work set. Any request but a batch makes the batches of the next
-   * second give way to requests (`BatchPacing`), and its answer holds back the alarm's next round
-   * a few milliseconds (`ReaderPacing`).
+   * alarm follows any timer the work set. Any request but a batch makes batches and the alarm's
+   * rounds give way to requests for a while (`RequestPacing`).
    */
   async admitted<T>(
     credential: PresentedCredential,
@@ -100,10 +95,7 @@ export class SpaceRequests implements SpaceParts {
     work: (caller: Caller, now: number) => T | Promise<T>,
     kind: RequestKind = "read",
   ): Promise<Outcome<T>> {
-    if (policy !== POLICIES.batch) {
-      this.batchPacing.otherRequest(performance.now());
-      this.readerPacing.seen(performance.now());
-    }
+    if (policy !== POLICIES.batch) this.requestPacing.otherRequest(performance.now());
     const outcome = await outcomeOf(() => {
       const now = this.now();
       const replica = this.replica();
@@ -111,7 +103,7 @@ export class SpaceRequests implements SpaceParts {
       this.limits.admit(replica, caller, kind, now);
       return work(caller, now);
     });
-    if (policy !== POLICIES.batch) this.readerPacing.seen(performance.now());
+    if (policy !== POLICIES.batch) this.requestPacing.otherRequest(performance.now());
     await this.armAlarm();
     return outcome;
   }

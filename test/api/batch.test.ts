@@ -4,8 +4,8 @@ import type { PresentedCredential } from "../../src/auth/credential";
 import { keyDigest, parseSourceKey } from "../../src/auth/source-key";
 import type { Clock } from "../../src/clock";
 import { edgeSecrets } from "../../src/edge/secrets";
-import { CHUNK_ITEMS } from "../../src/space/batch-pacing";
 import type { SpaceObject } from "../../src/space/object";
+import { CHUNK_ITEMS } from "../../src/space/request-pacing";
 import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
 
 interface Answer {

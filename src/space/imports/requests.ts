@@ -155,7 +155,7 @@ export class ImportRequests {
         ? await mediaCheckOf(space.sql, space.env.FILES, space.spaceName(), { items: texts.map(parsedOrNull) }, () => now)
         : MediaCheck.none;
       const context = { intake: space.intake, caller, importId, now, config: space.replica().config.values, media };
-      const slices = ingestChunk(context, chunk, Math.min(CHUNK_RECORDS, space.batchPacing.chunkItems(performance.now())));
+      const slices = ingestChunk(context, chunk, Math.min(CHUNK_RECORDS, space.requestPacing.chunkItems(performance.now())));
       for (let step = slices.next(); ; step = slices.next()) {
         if (step.done) {
           this.#wrote();

@@ -26,7 +26,7 @@ export type { ErasureJob } from "./erasure-steps";
  * stopwatch, or by the steps' estimated cost where the clock stands still during work, as in
  * production), from what the rows of the step before cost (`rowsFor`). Each slice is a
  * transaction, a commit and a yield to requests, so slices are as full as this allows. A read of
- * another customer waits for one slice at most (`ReaderPacing`), so this bounds what an erasure
+ * another customer waits for one slice at most (`RequestPacing`), so this bounds what an erasure
  * adds to other customers' reads: 5 ms kept their p99 under twice the floor's where 10 ms did not,
  * and doubled the erasure's time (docs/performance.md, "The erasure").
  */
