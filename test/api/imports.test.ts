@@ -6,11 +6,11 @@ import { importKey } from "../../src/space/imports/keys";
 import { receiveFile } from "../../src/space/imports/records";
 import { MAX_RESENDS, RECEIVE_WINDOW_MS, SEND_RETRY_MS, STALL_MS, STALLED, watchImport } from "../../src/space/imports/watch";
 import type { SpaceObject } from "../../src/space/object";
-import { expectProblem, lookup, personToken, query, spaceStub } from "../support/identity";
+import { expectProblem, lookup, lookupResponse, personToken, query, spaceStub } from "../support/identity";
 import { CSV, deliver, finished, imported, importStatus, NDJSON, sendFile } from "../support/imports";
 import { reserve, upload } from "../support/media";
-import { later } from "../support/memory";
-import { forgotten } from "../support/privacy";
+import { later, runAlarms } from "../support/memory";
+import { erasureOf, forget, forgotten, receiptResponse, scanFor } from "../support/privacy";
 import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 const lines = (items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join("\n")}\n`;
@@ -320,6 +320,40 @@ describe("Forget reaches imports", () => {
     expect(receipt.counts.import_rows).toBe(1);
     expect(await query(space, "SELECT * FROM import_rows WHERE profile_id = ?", subject.profile_id)).toEqual([]);
     expect(await query(space, "SELECT row FROM import_rows")).toEqual([{ row: 2 }]);
+  });
+
+  it("holds the receipt while an import sent before the request is open: its records of the subject go in as tombstones", async () => {
+    const space = await createSpace();
+    const zelda = { type: "email", value: "zelda@example.com" };
+    await batch(space, [message({ handles: [zelda], content: { type: "text", text: "first words" } })]);
+    const said = (text: string, handle = zelda) => message({ handles: [handle], content: { type: "text", text } });
+    const before = await imported(
+      space,
+      lines([
+        said("zelda's backfilled words"),
+        said("someone else's words", { type: "email", value: "other@example.com" }),
+        said("more of zelda's"),
+      ]),
+      NDJSON,
+    );
+    const security = await personToken(space, ["security"]);
+    const erasure = await forget(space, security, { handle: zelda });
+    expect(erasure.status).toBe(202);
+    const receiptId = erasure.status === 202 ? erasure.receiptId : "";
+    await runAlarms(space);
+    // The data is erased; the import sent before the request is not read yet, so no receipt.
+    expect((await erasureOf(await receiptResponse(space, security, receiptId))).status).toBe(202);
+    // An import sent after the request does not hold the receipt: it is a later write.
+    const after = await imported(space, lines([said("after the request", { type: "email", value: "late@example.com" })]), NDJSON);
+    expect(await finished(space, before)).toMatchObject({ status: "completed", accepted: 3 });
+    await later(space, 10_000);
+    const done = await erasureOf(await receiptResponse(space, security, receiptId));
+    expect(done.status).toBe(200);
+    expect((await importStatus(space, after)).status).toBe("queued");
+    // The batch's event and the import's two records, the last two as tombstones.
+    expect(done.status === 200 && done.receipt.counts.events).toBe(3);
+    expect(await scanFor(space, ["zelda@example.com", "backfilled", "more of zelda"])).toEqual([]);
+    expect((await lookupResponse(space, zelda)).status).toBe(404);
   });
 });
 

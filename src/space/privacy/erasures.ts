@@ -4,6 +4,7 @@ import { uuidv7 } from "../../ids";
 import { findHandle } from "../identity/handle-store";
 import { normalizeHandle } from "../identity/handles";
 import { membersOf, rootOf } from "../identity/profiles";
+import { importsOpenAt } from "../imports/erasure";
 import { catchUpIndex } from "../search/backlog";
 import { setTimer, type Timer } from "../timers";
 import { type ErasureJob, rowsFor, step } from "./erasure-steps";
@@ -179,7 +180,11 @@ export function countArrivals(sql: SqlStorage, receipts: ReadonlyMap<string, num
   for (const [receiptId, events] of receipts) addCounts(sql, receiptId, { events });
 }
 
-/** What the receipt is made of, once the data is erased and before it is signed; null otherwise. */
+/**
+ * What the receipt is made of, once the data is erased and before it is signed, and no import
+ * sent before the request is still open (`importsOpenAt`: the signing timer tries again until
+ * none is); null otherwise.
+ */
 export function pendingReceipt(
   sql: SqlStorage,
   receiptId: string,
@@ -190,7 +195,7 @@ export function pendingReceipt(
       receiptId,
     )
     .toArray()[0];
-  if (!row) return null;
+  if (!row || importsOpenAt(sql, row.started_at)) return null;
   const handles = sql
     .exec<{ type: string; scope: string; value: string }>(
       "SELECT type, scope, value FROM erasure_handles WHERE receipt_id = ?",

@@ -19,11 +19,12 @@ export class ReceiptSigner {
 
   /**
    * Deletes the subject's export files and signs the receipt if its erasure is waiting for it;
-   * nothing otherwise. A restart before the signature is stored does both again (its timer).
+   * nothing otherwise (the data still being erased, or an import holding the receipt). A restart
+   * before the signature is stored does both again (its timer). Answers whether it signed.
    */
-  async sign(receiptId: string, now: number): Promise<void> {
+  async sign(receiptId: string, now: number): Promise<boolean> {
     const pending = pendingReceipt(this.sql, receiptId);
-    if (!pending) return;
+    if (!pending) return false;
     for (const file of filesToDelete(this.sql, receiptId)) {
       if (file.uploadId) await abortUpload(this.bucket, file.objectKey, file.uploadId);
       await this.bucket.delete(file.objectKey);
@@ -39,6 +40,7 @@ export class ReceiptSigner {
     const key = await this.key(now);
     const receipt = await signReceipt({ ...unsigned, kid: key.kid }, key);
     this.transaction(() => completeErasure(this.sql, receipt, now));
+    return true;
   }
 
   key(now: number): Promise<SigningReceiptKey> {

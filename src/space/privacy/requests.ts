@@ -94,8 +94,7 @@ export class PrivacyRequests {
     const space = this.#space;
     // The media forget erased leave R2 before a receipt says they did (a restart: the signing timer).
     await deleteErasedMedia(space.sql, space.env.FILES, space.spaceName());
-    await this.#receipts.sign(receiptId, space.now());
-    this.#forgetHeld([]);
+    if (await this.#receipts.sign(receiptId, space.now())) this.#forgetHeld([]);
   }
 
   #erasure(receiptId: string): ErasureView {
