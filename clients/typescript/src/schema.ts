@@ -2726,7 +2726,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a subject
-         * @description Erases the subject (its profile and every profile merged into it) from everything the space stores: events' content (each event's row stays as a tombstone with its idempotency key, time and source, so a resent batch is a duplicate), handles, identity evidence, sessions, derived memory, search rows, served contexts and kept answers. From the request on the subject answers `404` on every read; a large subject is erased in slices. `200` with the signed receipt when done at once, else `202`; a retry with the same `Idempotency-Key` answers the same erasure as it stands. A person with role `security`.
+         * @description Erases the subject (its profile and every profile merged into it) from everything the space stores: events' content (each event's row stays as a tombstone with its idempotency key, time and source, so a resent batch is a duplicate), handles, identity evidence, sessions, derived memory, search rows, served contexts and kept answers. From the request on the subject answers `404` on every read; a large subject is erased in slices, and the receipt waits for file imports sent before the request to end (their records of the subject go in as tombstones). `200` with the signed receipt when done at once, else `202`; a retry with the same `Idempotency-Key` answers the same erasure as it stands. A person with role `security`.
          */
         post: {
             parameters: {
@@ -2853,7 +2853,7 @@ export interface paths {
         };
         /**
          * Read an erasure receipt
-         * @description `200` with the signed receipt once the erasure is done, `202` while it runs. A person with role `security`.
+         * @description `200` with the signed receipt once the erasure is done, `202` while it runs or waits for file imports sent before the request to end. A person with role `security`.
          */
         get: {
             parameters: {

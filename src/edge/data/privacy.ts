@@ -31,7 +31,7 @@ const forgetRoute = createRoute({
   path: "/v1/forget",
   summary: "Erase a subject",
   description:
-    "Erases the subject (its profile and every profile merged into it) from everything the space stores: events' content (each event's row stays as a tombstone with its idempotency key, time and source, so a resent batch is a duplicate), handles, identity evidence, sessions, derived memory, search rows, served contexts and kept answers. From the request on the subject answers `404` on every read; a large subject is erased in slices. `200` with the signed receipt when done at once, else `202`; a retry with the same `Idempotency-Key` answers the same erasure as it stands. A person with role `security`.",
+    "Erases the subject (its profile and every profile merged into it) from everything the space stores: events' content (each event's row stays as a tombstone with its idempotency key, time and source, so a resent batch is a duplicate), handles, identity evidence, sessions, derived memory, search rows, served contexts and kept answers. From the request on the subject answers `404` on every read; a large subject is erased in slices, and the receipt waits for file imports sent before the request to end (their records of the subject go in as tombstones). `200` with the signed receipt when done at once, else `202`; a retry with the same `Idempotency-Key` answers the same erasure as it stands. A person with role `security`.",
   security: [{ personToken: [] }],
   request: {
     headers: IdempotencyHeaderSchema,
@@ -44,7 +44,8 @@ const receiptRoute = createRoute({
   method: "get",
   path: "/v1/privacy/receipts/{receipt_id}",
   summary: "Read an erasure receipt",
-  description: "`200` with the signed receipt once the erasure is done, `202` while it runs. A person with role `security`.",
+  description:
+    "`200` with the signed receipt once the erasure is done, `202` while it runs or waits for file imports sent before the request to end. A person with role `security`.",
   security: [{ personToken: [] }],
   request: { params: z.object({ receipt_id: z.string().min(1).max(128) }) },
   responses: { ...answers, ...problems(401, 403, 404, 422, 429, 500, 503) },
