@@ -27,9 +27,10 @@ export type { ErasureJob } from "./erasure-steps";
  * stopwatch, or by the steps' estimated cost where the clock stands still during work, as in
  * production), from what the rows of the step before cost (`rowsFor`). Each slice is a
  * transaction, a commit and a yield to requests, so slices are as full as this allows. A read of
- * another customer waits for about one slice (`RequestPacing`), so this bounds what an erasure
- * adds to other customers' reads: with 5 ms their p99 was 1.74 times the floor's where 10 ms gave
- * 2.48, in runs side by side, for twice the erasure's time (docs/performance.md, "The erasure").
+ * another customer waits for the slice under way (`RequestPacing`), so this bounds what an
+ * erasure adds to other customers' reads: a slice's length counted for more than how often slices
+ * come (5 ms against 10, side by side; longer slices with longer pauses between did worse), for
+ * twice the erasure's time (docs/performance.md, "The erasure").
  */
 export const SLICE_MS = 5;
 /** Retention's slices (`retention.ts`): steps while the stopwatch shows less than this... */
