@@ -81,22 +81,23 @@ export function setDebounce(sql: SqlStorage, kind: TimerKind, now: number, waitM
   );
 }
 
-/** Takes the timers due at `now`, oldest first: they are removed as they are handed out. */
+/** Takes the timers due at `now`, oldest first: they are removed as they are handed out, in one statement. */
 export function takeDueTimers(sql: SqlStorage, now: number, limit = 100): Timer[] {
-  const rows = sql
+  return sql
     .exec<{ kind: string; key: string; due_at: number; payload: string | null }>(
-      "SELECT kind, key, due_at, payload FROM timers WHERE due_at <= ? ORDER BY due_at LIMIT ?",
+      `DELETE FROM timers WHERE (kind, key) IN (SELECT kind, key FROM timers WHERE due_at <= ? ORDER BY due_at LIMIT ?)
+       RETURNING kind, key, due_at, payload`,
       now,
       limit,
     )
-    .toArray();
-  for (const row of rows) sql.exec("DELETE FROM timers WHERE kind = ? AND key = ?", row.kind, row.key);
-  return rows.map((row) => ({
-    kind: row.kind as TimerKind,
-    key: row.key,
-    dueAt: row.due_at,
-    payload: row.payload === null ? null : JSON.parse(row.payload),
-  }));
+    .toArray()
+    .sort((a, b) => a.due_at - b.due_at)
+    .map((row) => ({
+      kind: row.kind as TimerKind,
+      key: row.key,
+      dueAt: row.due_at,
+      payload: row.payload === null ? null : JSON.parse(row.payload),
+    }));
 }
 
 /** When the next timer is due, or null when none waits. */

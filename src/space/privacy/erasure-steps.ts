@@ -41,6 +41,11 @@ export interface ErasureJob {
   after: number;
   /** Export files of the subject in R2: the object deletes them before it signs. */
   files: ErasedFile[];
+  /**
+   * What the slices erased so far, added to the receipt's counts when the data is erased: one
+   * write of the job a round instead of two of the receipt's row as well.
+   */
+  counts?: Partial<ErasureCounts>;
 }
 
 /**

@@ -117,7 +117,7 @@ function runningErasureOf(sql: SqlStorage, input: ForgetInput): string | null {
  */
 export function continueErasure(sql: SqlStorage, job: ErasureJob, now: number, stopwatch: () => number): boolean {
   const started = stopwatch();
-  const counts: Partial<ErasureCounts> = {};
+  const counts: Partial<ErasureCounts> = { ...job.counts };
   const add = (name: keyof ErasureCounts, n: number) => {
     counts[name] = (counts[name] ?? 0) + n;
   };
@@ -138,11 +138,11 @@ export function continueErasure(sql: SqlStorage, job: ErasureJob, now: number, s
     rows = rowsFor(next.phase, left, next.phase === phase ? took / taken.rows : null);
     if (rows === 0) break;
   }
-  addCounts(sql, job.receiptId, counts);
   if (next) {
-    setTimer(sql, { kind: "forget.run", key: job.receiptId, dueAt: now, payload: next });
+    setTimer(sql, { kind: "forget.run", key: job.receiptId, dueAt: now, payload: { ...next, counts } });
     return false;
   }
+  addCounts(sql, job.receiptId, counts);
   sql.exec("UPDATE erasures SET state = 'signing' WHERE receipt_id = ? AND state = 'running'", job.receiptId);
   retrySigning(sql, { kind: "forget.sign", key: job.receiptId, dueAt: now, payload: { files: job.files } }, now);
   return true;
