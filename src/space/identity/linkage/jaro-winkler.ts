@@ -1,16 +1,20 @@
 /**
  * Jaro-Winkler similarity (Winkler 1990), the string metric record linkage uses for names: 1 for
  * equal strings, 0 for strings with no character in common, higher when the first characters
- * agree (up to 4, scaled by 0.1). A small implementation rather than a dependency: the libraries
+ * agree (up to 4, scaled by 0.1) and the strings are alike already (Jaro above 0.7, Winkler's
+ * threshold, as in strcmp95: a shared prefix alone does not make two names similar). A small implementation rather than a dependency: the libraries
  * that have it bring far more than these 40 lines (tested against the published values).
  */
 export function jaroWinkler(a: string, b: string): number {
   if (a === b) return a.length === 0 ? 0 : 1;
   const jaro = jaroOf(a, b);
+  if (jaro <= BOOST_THRESHOLD) return jaro;
   let prefix = 0;
   while (prefix < 4 && prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
   return jaro + prefix * 0.1 * (1 - jaro);
 }
+
+const BOOST_THRESHOLD = 0.7;
 
 /** Scratch space reused across calls: the job compares hundreds of thousands of pairs. */
 let matchedB = new Uint8Array(64);

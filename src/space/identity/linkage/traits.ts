@@ -54,12 +54,30 @@ export const DEFAULT_TRAIT_ATTRIBUTES: Readonly<Record<string, AttributeTrait>> 
 
 export type TraitMapping = Readonly<Record<string, AttributeTrait | null>>;
 
+/**
+ * Latin letters that Unicode does not decompose into a base letter and a mark, written as the
+ * letters they are spelled with in ASCII (so "Łukasz" compares and sounds as "Lukasz").
+ */
+const LATIN_LETTERS: Readonly<Record<string, string>> = {
+  ł: "l",
+  ø: "o",
+  đ: "d",
+  ð: "d",
+  þ: "th",
+  ß: "ss",
+  æ: "ae",
+  œ: "oe",
+  ı: "i",
+  ħ: "h",
+};
+
 /** Letters and digits of any script, lower-cased, accents and punctuation gone, one space between words. */
 export function plainWords(value: string): string {
   return value
     .normalize("NFKD")
     .replace(/\p{M}/gu, "")
     .toLowerCase()
+    .replace(/[łøđðþßæœıħ]/g, (letter) => LATIN_LETTERS[letter] ?? letter)
     .replace(/['’`]/g, "")
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
