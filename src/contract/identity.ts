@@ -99,6 +99,25 @@ export const SuggestionFeatureSchema = z
   })
   .openapi("IdentitySuggestionFeature");
 
+export const SuggestionFeaturesSchema = z
+  .object({
+    same_name: z.boolean().openapi({
+      description:
+        "Whether the names agree exactly: the family names `exact` (the given names `exact` or not on both sides) or the names written the other way round (`swapped`).",
+    }),
+    same_postal_code: z.boolean().openapi({ description: "Whether the postal codes are `exact`." }),
+    co_occurrences: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: "How many events held handles of both profiles (`meetings` in `comparisons`)." }),
+    comparisons: z.array(SuggestionFeatureSchema).openapi({
+      description:
+        "Each comparison that had a value on both sides, with its level and weight; `meetings` when their handles met in events.",
+    }),
+  })
+  .openapi("IdentitySuggestionFeatures");
+
 export const SuggestionSchema = z
   .object({
     suggestion_id: z.string(),
@@ -116,10 +135,7 @@ export const SuggestionSchema = z
     match_weight: z
       .number()
       .openapi({ description: "The space's prior plus the features' weights, in bits: `score` = 2^w / (1 + 2^w)." }),
-    features: z.array(SuggestionFeatureSchema).openapi({
-      description:
-        "Each comparison that had a value on both sides, with its level and weight; `meetings` when their handles met in events.",
-    }),
+    features: SuggestionFeaturesSchema,
     status: z.enum(["open", "accepted", "rejected"]),
     created_at: TimestampSchema,
   })
@@ -162,3 +178,4 @@ export type Profile = z.infer<typeof ProfileSchema>;
 export type LinkInput = z.infer<typeof LinkInputSchema>;
 export type Suggestion = z.infer<typeof SuggestionSchema>;
 export type SuggestionFeature = z.infer<typeof SuggestionFeatureSchema>;
+export type SuggestionFeatures = z.infer<typeof SuggestionFeaturesSchema>;

@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ProfileSchema, SuggestionPageSchema, SuggestionSchema } from "../../src/contract/identity";
 import type { SpaceObject } from "../../src/space/object";
+import { personToken } from "../support/identity";
 import { runAlarms } from "../support/memory";
 import { batch, call, createSpace, json, message, type Space } from "../support/seed";
 
@@ -46,8 +47,8 @@ async function configure(space: Space, values: Record<string, unknown>) {
 }
 
 /** The features of a suggestion as `{comparison: level}`. */
-const levels = (suggestion: { features: { comparison: string; level: string }[] } | undefined) =>
-  Object.fromEntries((suggestion?.features ?? []).map((feature) => [feature.comparison, feature.level]));
+const levels = (suggestion: { features: { comparisons: { comparison: string; level: string }[] } } | undefined) =>
+  Object.fromEntries((suggestion?.features.comparisons ?? []).map((feature) => [feature.comparison, feature.level]));
 
 describe("identity suggestions: found offline by probabilistic record linkage", () => {
   it("suggests two profiles with the same name and postal code, with comparisons, levels and weights, masked identifiers", async () => {
@@ -75,9 +76,11 @@ describe("identity suggestions: found offline by probabilistic record linkage", 
       postal_code: "exact",
       phone_national: "different",
     });
-    expect(suggestion?.features.filter((feature) => feature.weight < 0).map((feature) => feature.comparison)).toEqual([
-      "phone_national",
-    ]);
+    expect(suggestion?.features.comparisons.filter((feature) => feature.weight < 0).map((feature) => feature.comparison)).toEqual(
+      ["phone_national"],
+    );
+    // SPEC's summary beside the comparisons.
+    expect(suggestion?.features).toMatchObject({ same_name: true, same_postal_code: true, co_occurrences: 0 });
     expect(suggestion?.score).toBeGreaterThanOrEqual(0.8);
     // score = 2^w / (1 + 2^w), w the prior plus the features' weights.
     expect(suggestion?.score).toBeCloseTo(1 / (1 + 2 ** -(suggestion?.match_weight ?? 0)), 2);
@@ -85,6 +88,13 @@ describe("identity suggestions: found offline by probabilistic record linkage", 
     expect([suggestion?.identifier_a?.value, suggestion?.identifier_b?.value].sort()).toEqual(["+15555550101", "+15555550102"]);
     // Reasons, never values.
     expect(JSON.stringify(suggestion)).not.toMatch(/ana|l[oó]pez|28001/i);
+    // A reviewer sees the same reasons, and the identifiers masked.
+    const review = await personToken(space, ["review"]);
+    const response = await call("GET", `/spaces/${space.name}/v1/identity/suggestions`, { token: review });
+    const [reviewed] = SuggestionPageSchema.parse(await json(response, 200)).data;
+    expect(reviewed?.features).toEqual(suggestion?.features);
+    expect([reviewed?.identifier_a?.value, reviewed?.identifier_b?.value].sort()).toEqual(["+*******0101", "+*******0102"]);
+    expect(JSON.stringify(reviewed)).not.toMatch(/ana|l[oó]pez|28001|15555550101|15555550102/i);
   });
 
   it("finds records that differ as people and systems write them: a typo, a nickname, a transposed date, a move", async () => {
@@ -124,6 +134,9 @@ describe("identity suggestions: found offline by probabilistic record linkage", 
     });
     expect(levels(byPair.get("+15555550141 +15555550143"))).toMatchObject({ given_name: "similar", birth_date: "transposed" });
     expect(levels(byPair.get("+15555550141 +15555550144"))).toMatchObject({ family_name: "swapped", birth_date: "exact" });
+    // Names written the other way round are the same name; a typo's are not.
+    expect(byPair.get("+15555550141 +15555550144")?.features.same_name).toBe(true);
+    expect(byPair.get("+15555550141 +15555550142")?.features).toMatchObject({ same_name: false, same_postal_code: false });
     // The same family name and postal code, another person: not suggested.
     expect([...byPair.keys()].some((pair) => pair.includes("+15555550145"))).toBe(false);
   });
@@ -176,7 +189,12 @@ describe("identity suggestions: found offline by probabilistic record linkage", 
     );
     await runJob(space);
     const [suggestion] = (await suggestions(space, "?status=open")).data;
-    expect(suggestion?.features).toEqual([{ comparison: "meetings", level: "one", weight: 24 }]);
+    expect(suggestion?.features).toEqual({
+      same_name: false,
+      same_postal_code: false,
+      co_occurrences: 1,
+      comparisons: [{ comparison: "meetings", level: "one", weight: 24 }],
+    });
     expect(suggestion?.score).toBeGreaterThan(0.99);
     expect(suggestion?.profile_a).not.toBe(suggestion?.profile_b);
   });

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SpaceObject } from "../../src/space/object";
 import { moveClock, runAlarms, stub } from "../support/memory";
+import { runs } from "../support/property-runs";
 import { batch, createSpace, json, message, type Space } from "../support/seed";
 
 /**
@@ -15,7 +16,6 @@ import { batch, createSpace, json, message, type Space } from "../support/seed";
  * events in which two profiles' handles meet.
  */
 
-const RUNS = 8;
 const PROFILES = 8;
 
 const attributes = fc.record(
@@ -139,7 +139,7 @@ describe("the suggestions job, incremental", () => {
         seen.pairs += found.pairs.length;
         seen.suggestions += found.suggestions.length;
       }),
-      { numRuns: RUNS, examples: [MEETING_BEFORE_TRAITS] },
+      { numRuns: runs(8), examples: [MEETING_BEFORE_TRAITS] },
     );
     // The property says something: the runs kept pairs and made suggestions.
     expect(seen.pairs).toBeGreaterThan(0);

@@ -6562,8 +6562,7 @@ export interface components {
             score: number;
             /** @description The space's prior plus the features' weights, in bits: `score` = 2^w / (1 + 2^w). */
             match_weight: number;
-            /** @description Each comparison that had a value on both sides, with its level and weight; `meetings` when their handles met in events. */
-            features: components["schemas"]["IdentitySuggestionFeature"][];
+            features: components["schemas"]["IdentitySuggestionFeatures"];
             /** @enum {string} */
             status: "open" | "accepted" | "rejected";
             /**
@@ -6571,6 +6570,16 @@ export interface components {
              * @example 2026-11-23T13:00:00.000Z
              */
             created_at: string;
+        };
+        IdentitySuggestionFeatures: {
+            /** @description Whether the names agree exactly: the family names `exact` (the given names `exact` or not on both sides) or the names written the other way round (`swapped`). */
+            same_name: boolean;
+            /** @description Whether the postal codes are `exact`. */
+            same_postal_code: boolean;
+            /** @description How many events held handles of both profiles (`meetings` in `comparisons`). */
+            co_occurrences: number;
+            /** @description Each comparison that had a value on both sides, with its level and weight; `meetings` when their handles met in events. */
+            comparisons: components["schemas"]["IdentitySuggestionFeature"][];
         };
         IdentitySuggestionFeature: {
             /** @enum {string} */

@@ -1,4 +1,4 @@
-import type { Suggestion, SuggestionFeature } from "../../contract/identity";
+import type { Suggestion, SuggestionFeature, SuggestionFeatures } from "../../contract/identity";
 import { decodeCursor, pageFrom } from "../../http/cursor";
 import { Problem } from "../../http/problem";
 import { uuidv7 } from "../../ids";
@@ -155,27 +155,39 @@ export function withdrawUnfound(sql: SqlStorage, run: number, limit: number): nu
     .toArray().length;
 }
 
-/** A suggestion's features: each comparison with a value on both sides, its level and weight, then its meetings. */
-function featuresOf(pattern: string, meetings: number, model: Model): { features: SuggestionFeature[]; weight: number } {
+/**
+ * A suggestion's features: SPEC's summary (`same_name`, `same_postal_code`, `co_occurrences`),
+ * and each comparison with a value on both sides, its level and weight, then its meetings.
+ */
+function featuresOf(pattern: string, meetings: number, model: Model): { features: SuggestionFeatures; weight: number } {
   const weights = levelWeights(model);
   const levels = decodePattern(pattern);
-  const features: SuggestionFeature[] = [];
+  const comparisons: SuggestionFeature[] = [];
   COMPARISONS.forEach((comparison, k) => {
     const level = levels[k];
     if (level === null || level === undefined) return;
-    features.push({
+    comparisons.push({
       comparison: comparison.name,
       level: comparison.levels[level] ?? "different",
       weight: Math.round((weights[k]?.[level] ?? 0) * 100) / 100,
     });
   });
   if (meetings > 0) {
-    features.push({
+    comparisons.push({
       comparison: "meetings",
       level: meetings > 1 ? "several" : "one",
       weight: MEETING_WEIGHTS[meetings > 1 ? 1 : 0],
     });
   }
+  const levelOf = (name: string) => comparisons.find((feature) => feature.comparison === name)?.level;
+  const family = levelOf("family_name");
+  const given = levelOf("given_name");
+  const features = {
+    same_name: family === "swapped" || (family === "exact" && (given === undefined || given === "exact")),
+    same_postal_code: levelOf("postal_code") === "exact",
+    co_occurrences: meetings,
+    comparisons,
+  };
   return { features, weight: Math.round(matchWeight(levels, weights, model.lambda, meetings) * 100) / 100 };
 }
 
