@@ -141,6 +141,39 @@ describe("identity suggestions: found offline by probabilistic record linkage", 
     expect([...byPair.keys()].some((pair) => pair.includes("+15555550145"))).toBe(false);
   });
 
+  it("compares the handles a profile already holds, not only those of the record with its traits", async () => {
+    const space = await createSpace();
+    await json(
+      await batch(space, [
+        // A chat gives the profile its e-mail; the CRM's record later names it by its phone alone.
+        message({
+          handles: [
+            { type: "phone_e164", value: "+15555550161" },
+            { type: "email", value: "jfairweather@home.example" },
+          ],
+        }),
+      ]),
+      200,
+    );
+    await json(
+      await batch(space, [
+        customer("+15555550161", { name: "Jonathan Fairweather", postal_code: "2041" }),
+        message({
+          kind: "system_event",
+          canonical_type: "customer.updated",
+          channel: "crm",
+          content: undefined,
+          handles: [{ type: "email", value: "jfairweather@work.example" }],
+          attributes: { name: "Jonathan Fairweather", postal_code: "2041" },
+        }),
+      ]),
+      200,
+    );
+    await runJob(space);
+    const [suggestion] = (await suggestions(space)).data;
+    expect(levels(suggestion)).toMatchObject({ given_name: "exact", family_name: "exact", email_local: "exact" });
+  });
+
   it("reads a space's own attribute names (identity_traits) and keeps its threshold (suggestion_threshold)", async () => {
     const space = await createSpace();
     await configure(space, {

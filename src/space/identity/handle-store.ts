@@ -194,6 +194,16 @@ export function handlesOfRoot(sql: SqlStorage, rootId: string): HandleRecord[] {
   return withSightings(sql, records);
 }
 
+/** The type and value of each active handle a profile holds itself (not its merged members'). */
+export function heldHandles(sql: SqlStorage, profileId: string): { type: string; value: string }[] {
+  return sql
+    .exec<{ type: string; value: string }>(
+      "SELECT type, value FROM handles WHERE profile_id = ? AND status = 'active' ORDER BY handle_id",
+      profileId,
+    )
+    .toArray();
+}
+
 /** The ids of a root's handles that one of `sourceIds` wrote (a JSON array: SQLite binds at most 100 values). */
 export function handlesFromSources(sql: SqlStorage, rootId: string, sourceIds: readonly string[]): Set<string> {
   const rows = sql

@@ -1,5 +1,6 @@
 import type { BatchItem } from "../../contract/batch";
 import { noteTraits } from "./evidence";
+import { heldHandles } from "./handle-store";
 import type { Handle } from "./handles";
 import { handleTraits, type TraitMapping, traitsOf } from "./linkage/traits";
 import type { Resolution } from "./resolution";
@@ -41,9 +42,15 @@ export function applyIdentity(
         occurredAt,
       );
       if (item.kind === "system_event") {
-        // A record with traits (a CRM's customer) also gives its handles' comparable parts.
+        // A record with traits (a CRM's customer) also gives the comparable parts of its handles and
+        // of those the profile already holds (written by messages or `identify` before it).
         const traits = traitsOf(item.attributes, traitMapping);
-        if (traits.length > 0) noteTraits(sql, profileId, [...traits, ...handleTraits(handles)], occurredAt);
+        if (traits.length > 0) {
+          const all = new Map(
+            [...heldHandles(sql, profileId), ...handles].map((handle) => [`${handle.type} ${handle.value}`, handle]),
+          );
+          noteTraits(sql, profileId, [...traits, ...handleTraits([...all.values()])], occurredAt);
+        }
       }
       return profileId;
     }
