@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { COMPARISONS, compareTraits, oneDigitOff, wordSimilarity } from "../../src/space/identity/linkage/comparisons";
 import { jaroWinkler } from "../../src/space/identity/linkage/jaro-winkler";
 import { soundex } from "../../src/space/identity/linkage/phonetic";
-import { plainWords, type TraitSet } from "../../src/space/identity/linkage/traits";
+import { plainWords, type TraitSet, traitsOf } from "../../src/space/identity/linkage/traits";
 
 /** The level's name of comparison `name` for two trait sets. */
 function level(name: string, a: TraitSet, b: TraitSet): string | null {
@@ -23,6 +23,9 @@ describe("string metrics", () => {
     // Jaro (4/8 + 4/8 + 4/4) / 3: at or below Winkler's 0.7 a shared prefix adds nothing (strcmp95).
     expect(jaroWinkler("abcdxyzw", "abcdqrst")).toBeCloseTo(2 / 3, 6);
     expect(jaroWinkler("abcdxyzw", "abcdqrst")).toBe(jaroWinkler("xyzwabcd", "qrstabcd"));
+    // A character outside the Basic Multilingual Plane is one character, not two UTF-16 units.
+    expect(jaroWinkler("𠜎𠜱", "𠝹𠱓")).toBe(0);
+    expect(jaroWinkler("𠜎𠜱𠝹", "𠜎𠜱𠱓")).toBeCloseTo(jaroWinkler("abc", "abd"), 6);
   });
 
   it("Soundex gives the National Archives' codes", () => {
@@ -118,6 +121,26 @@ describe("comparison levels", () => {
     expect(level("street", home("2000", "1 high street", "sydney"), home("3141", "1 high street", "melbourne"))).toBe("exact");
     expect(level("street", home("2000", "1 high street", "sydney"), home("2000", "9 park road", "sydney"))).toBe("different");
     expect(level("street", { street: ["12 smith street"] }, { street: ["12 smiht street"] })).toBe("close");
+  });
+
+  it("streets similar, localities different, e-mail local parts and phones by their own levels", () => {
+    expect(level("street", { street: ["12 smith street"] }, { street: ["12 smith road"] })).toBe("similar");
+    expect(level("locality", { locality: ["sydney"] }, { locality: ["melbourne"] })).toBe("different");
+    const mail = (local: string): TraitSet => ({ email_local: [local] });
+    expect(level("email_local", mail("jfairweather"), mail("jfairweather"))).toBe("exact");
+    expect(level("email_local", mail("jfairweather"), mail("jfairwether"))).toBe("close");
+    expect(level("email_local", mail("jfairweather"), mail("ana.lopez"))).toBe("different");
+    const phone = (digits: string): TraitSet => ({ phone_national: [digits] });
+    expect(level("phone_national", phone("770090012"), phone("770090012"))).toBe("exact");
+    // A digit apart is another line of one company, not a typo.
+    expect(level("phone_national", phone("770090012"), phone("770090013"))).toBe("different");
+  });
+
+  it("an attribute given empty or blank is no trait: its comparison is neutral", () => {
+    expect(traitsOf({ given_name: "", surname: "   ", postal_code: "2041" })).toEqual([["postal_code", "2041"]]);
+    expect(
+      level("given_name", Object.fromEntries(traitsOf({ given_name: "" }).map(([t, v]) => [t, [v]])), { given_name: ["ana"] }),
+    ).toBeNull();
   });
 
   it("the latest value and its alternatives: the best level over all of them", () => {
