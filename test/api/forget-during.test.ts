@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
-import { ProfileSchema } from "../../src/contract/identity";
+import { LinkSchema, ProfileSchema } from "../../src/contract/identity";
 import {
   email,
   expectProblem,
   identifyItem,
+  linkResponse,
   notePersonalData,
   personToken,
   phone,
   query,
   restartSpaceObject,
+  systemId,
 } from "../support/identity";
 import { reserveResponse } from "../support/media";
 import { fullContext, later, moveClock, runAlarms } from "../support/memory";
@@ -190,5 +192,23 @@ describe("POST /v1/forget: what arrives for the subject during a sliced erasure"
       subject: phone(SUBJECT),
     });
     expect(reserved.status).toBe(201);
+  });
+});
+
+describe("POST /v1/forget: kept answers", () => {
+  it("lets go of kept Idempotency-Key answers naming the subject with the cut, before any slice", async () => {
+    const { space, security } = await populated();
+    const body = { person: { handle: phone(SUBJECT) }, organization: { handle: systemId("acct-kept") }, kind: "account" };
+    const link = LinkSchema.parse(await json(await linkResponse(space, body, space.key, "link-kept"), 201));
+    // Still erasing: a 202, and no slice has run yet.
+    expect((await forget(space, security, { handle: phone(SUBJECT) })).status).toBe(202);
+    expect(await query(space, "SELECT count(*) AS n FROM idempotency_records WHERE instr(answer, ?) > 0", link.link_id)).toEqual([
+      { n: 0 },
+    ]);
+    // The resend is a fresh request: it answers nothing the erased subject had.
+    const resent = await linkResponse(space, body, space.key, "link-kept");
+    const text = await resent.text();
+    expect(text).not.toContain(link.link_id);
+    expect(text).not.toContain(link.person_id);
   });
 });

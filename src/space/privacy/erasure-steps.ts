@@ -19,7 +19,7 @@ import { deleteSearchRows, purgeSearchStep, searchRowids, tombstoneItems } from 
  *   3. `search`: the rows of both search tables under its profile tokens (messages, episodes,
  *      facts); `purge`: the tables' segments merged, so that no deleted row's words stay;
  *   4. `owners`, `served`: objects it owned and etags it was served, by rowid ranges;
- *   5. `tidy`: sightings, kept answers naming it, timers, evidence a job wrote meanwhile.
+ *   5. `tidy`: sightings, timers, evidence a job wrote meanwhile.
  */
 export type ErasurePhase =
   | "events"
@@ -360,19 +360,6 @@ function tidy(sql: SqlStorage, receiptId: string, add: Counter): void {
     "DELETE FROM handle_sightings WHERE handle_id IN (SELECT handle_id FROM erasure_handles WHERE receipt_id = ?)",
     receiptId,
   );
-  // An identity write's kept answer can hold the subject's ids and whole handles (a link, a suggestion).
-  const answers = sql
-    .exec(
-      `DELETE FROM idempotency_records WHERE
-         EXISTS (SELECT 1 FROM json_each(?1) m WHERE instr(idempotency_records.answer, m.value) > 0)
-         OR EXISTS (SELECT 1 FROM erasure_handles h WHERE h.receipt_id = ?2
-           AND (instr(idempotency_records.answer, h.handle_id) > 0 OR instr(lower(idempotency_records.answer), lower(h.value)) > 0))
-       RETURNING 1`,
-      members,
-      receiptId,
-    )
-    .toArray().length;
-  add("kept_answers", answers);
   sql.exec(
     "DELETE FROM timers WHERE kind = 'promise.due' AND payload ->> 'profileId' IN (SELECT value FROM json_each(?))",
     members,

@@ -41,6 +41,18 @@ export function cutSubject(
       members,
     )
     .toArray().length;
+  // An identity write's kept answer can hold the subject's ids and whole handles (a link, a
+  // suggestion): gone with the cut, so that a replay of it answers nothing of the subject.
+  const answers = countDeleted(
+    sql,
+    `DELETE FROM idempotency_records WHERE
+       EXISTS (SELECT 1 FROM json_each(?1) m WHERE instr(idempotency_records.answer, m.value) > 0)
+       OR EXISTS (SELECT 1 FROM erasure_handles h WHERE h.receipt_id = ?2
+         AND (instr(idempotency_records.answer, h.handle_id) > 0 OR instr(lower(idempotency_records.answer), lower(h.value)) > 0))
+       RETURNING 1`,
+    members,
+    receiptId,
+  );
   sql.exec("DELETE FROM handles WHERE profile_id IN (SELECT value FROM json_each(?))", members);
   const profiles = sql
     .exec("DELETE FROM profiles WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING profile_id", members)
@@ -80,6 +92,7 @@ export function cutSubject(
       exports: exported.length,
       media,
       import_rows: importRows,
+      kept_answers: answers,
     },
   };
 }
@@ -120,6 +133,6 @@ function deleteBySides(sql: SqlStorage, table: string, sides: readonly string[],
   return deleted.size;
 }
 
-function countDeleted(sql: SqlStorage, statement: string, members: string): number {
-  return sql.exec(statement, members).toArray().length;
+function countDeleted(sql: SqlStorage, statement: string, ...values: string[]): number {
+  return sql.exec(statement, ...values).toArray().length;
 }
