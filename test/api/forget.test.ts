@@ -36,7 +36,7 @@ const ORG = "acct-0042";
 notePersonalData(ERASED_PHONE, ERASED_EMAIL, OTHER_PHONE, THIRD_EMAIL);
 
 const erasedSays = (n: number) => `my qxzvoltarine parcel number ${n} never came, please call me back`;
-const ERASED_WORDS = ["zvoltarin", ERASED_PHONE, ERASED_EMAIL, "15555550140"];
+const ERASED_WORDS = ["zvoltarin", ERASED_PHONE, ERASED_EMAIL, "15555550140", "vexholmbury", "19710213"];
 
 const at = (ms: number) => new Date(ms).toISOString();
 const path = (space: Space, rest: string) => `/spaces/${space.name}${rest}`;
@@ -141,7 +141,8 @@ async function populatedSpace() {
       content: undefined,
       handles: [phone(ERASED_PHONE)],
       occurred_at: at(t0 + 22_000),
-      attributes: { name: "Zelda Quornwright", postal_code: "28001" },
+      // Traits only the subject has, besides those it shares with the third (the scan finds them wherever they are kept).
+      attributes: { name: "Zelda Quornwright", postal_code: "28001", street: "7 Vexholmbury Lane", date_of_birth: "1971-02-13" },
     }),
     message({
       kind: "system_event",
@@ -337,6 +338,8 @@ describe("POST /v1/forget: erasure of one subject among several", () => {
     expect(receipt.counts.search_rows).toBeGreaterThan(0);
     expect(receipt.counts.memory_items).toBeGreaterThan(0);
     expect(receipt.counts.suggestions).toBeGreaterThanOrEqual(1);
+    // Its traits, their changes and the linkage job's copies and keys.
+    expect(receipt.counts.identity_evidence).toBeGreaterThan(0);
     expect(JSON.stringify(receipt)).not.toMatch(/15555550140|zelda|example\.com|qxzvoltarine/i);
     // The same Idempotency-Key answers the same erasure, now done.
     const replayedRequest = await forget(space, security, { handle: email(ERASED_EMAIL) }, key);
