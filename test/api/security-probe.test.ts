@@ -7,6 +7,7 @@ import { app } from "../../src/edge/app";
 import type { SpaceObject } from "../../src/space/object";
 import { createSource, email, event, linkResponse, lookupResponse, personToken, phone, systemId } from "../support/identity";
 import { runAlarms } from "../support/memory";
+import { erasureOf } from "../support/privacy";
 import { batch, call, createSpace, createTenant, json, message, ORIGIN, uniqueName } from "../support/seed";
 
 /**
@@ -104,6 +105,33 @@ describe("Idempotency-Key answers belong to the credential that made them", () =
     expect(second.key_id).not.toBe(first.key_id);
     expect(second.key).not.toBe(first.key);
     expect(KeySchema.parse(await json(await create(space.tenant.token), 201))).toEqual(first);
+  });
+
+  it("forget: another security person's Idempotency-Key erases their own subject and answers their own receipt", async () => {
+    const space = await createSpace();
+    await json(
+      await batch(space, [message({ handles: [phone("+15555550181")] }), message({ handles: [phone("+15555550182")] })]),
+      200,
+    );
+    const forget = (token: string, value: string) =>
+      call("POST", `/spaces/${space.name}/v1/forget`, {
+        token,
+        headers: { "idempotency-key": "forget-key" },
+        body: { handle: { type: "phone_e164", value } },
+      });
+    const idOf = async (response: Response) => {
+      const erasure = await erasureOf(response);
+      return erasure.status === 200 ? erasure.receipt.receipt_id : erasure.receiptId;
+    };
+    const first = await idOf(await forget(await personToken(space, ["security"]), "+15555550181"));
+    const second = await idOf(await forget(await personToken(space, ["security"]), "+15555550182"));
+    expect(second).not.toBe(first);
+    const lookup = (value: string) =>
+      call("POST", `/spaces/${space.name}/v1/profiles/lookup`, {
+        token: space.key,
+        body: { handle: { type: "phone_e164", value } },
+      });
+    expect((await lookup("+15555550182")).status).toBe(404);
   });
 });
 
