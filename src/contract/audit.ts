@@ -5,6 +5,10 @@ import { PageQuerySchema, TimestampInputSchema, TimestampSchema, text } from "./
 export const SPACE_AUDIT_ACTIONS = [
   "profile.read",
   "profile.lookup",
+  "context.read",
+  "timeline.read",
+  "history.read",
+  "search.read",
   "suggestion.accept",
   "suggestion.dismiss",
   "merge.undo",

@@ -241,32 +241,41 @@ export class SpaceObject extends DurableObject<Env> {
 
   // Memory: context, search, history, timeline, feedback, context use (docs/api/memory.md, docs/api/navigation.md)
 
-  async readContext(credential: PresentedCredential, body: BodyInput) {
-    return this.#memory.readContext(credential, body);
+  async readContext(credential: PresentedCredential, body: BodyInput, requestId: string | null = null) {
+    return this.#memory.readContext(credential, body, requestId);
   }
 
-  async profileContext(credential: PresentedCredential, profileId: string) {
-    return this.#memory.profileContext(credential, profileId);
+  async profileContext(credential: PresentedCredential, profileId: string, requestId: string | null = null) {
+    return this.#memory.profileContext(credential, profileId, requestId);
   }
 
-  async search(credential: PresentedCredential, request: { body: BodyInput } | { profileId: string; query: ProfileSearchQuery }) {
-    return this.#memory.search(credential, request);
+  async search(
+    credential: PresentedCredential,
+    request: { body: BodyInput } | { profileId: string; query: ProfileSearchQuery },
+    requestId: string | null = null,
+  ) {
+    return this.#memory.search(credential, request, requestId);
   }
 
-  async openHistory(credential: PresentedCredential, body: BodyInput) {
-    return this.#memory.openHistory(credential, body);
+  async openHistory(credential: PresentedCredential, body: BodyInput, requestId: string | null = null) {
+    return this.#memory.openHistory(credential, body, requestId);
   }
 
-  async historyItem(credential: PresentedCredential, itemId: string) {
-    return this.#memory.historyItem(credential, itemId);
+  async historyItem(credential: PresentedCredential, itemId: string, requestId: string | null = null) {
+    return this.#memory.historyItem(credential, itemId, requestId);
   }
 
-  async readTimeline(credential: PresentedCredential, body: BodyInput) {
-    return this.#memory.readTimeline(credential, body);
+  async readTimeline(credential: PresentedCredential, body: BodyInput, requestId: string | null = null) {
+    return this.#memory.readTimeline(credential, body, requestId);
   }
 
-  async profileTimeline(credential: PresentedCredential, profileId: string, query: TimelineQuery) {
-    return this.#memory.profileTimeline(credential, profileId, query);
+  async profileTimeline(
+    credential: PresentedCredential,
+    profileId: string,
+    query: TimelineQuery,
+    requestId: string | null = null,
+  ) {
+    return this.#memory.profileTimeline(credential, profileId, query, requestId);
   }
 
   async giveFeedback(credential: PresentedCredential, body: BodyInput) {

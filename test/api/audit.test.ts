@@ -189,6 +189,41 @@ describe("GET /v1/audit: a space's governance actions, ids only", () => {
     for (const value of PHONES) expect(stored).not.toContain(value.slice(1));
   });
 
+  it("records people's reads of a customer's memory (context, timeline, history, search) with its profile; none by keys", async () => {
+    const space = await withSuggestions();
+    const review = await personToken(space, ["review"]);
+    const security = await personToken(space, ["security"]);
+    const handle = phone(PHONES[0] as string);
+    const read = (path: string, token: string, body?: unknown) =>
+      call(body === undefined ? "GET" : "POST", `/spaces/${space.name}${path}`, {
+        token,
+        ...(body === undefined ? {} : { body }),
+      });
+    const context = await json<{ profile_id: string }>(await read("/v1/context", space.key, { handle }), 200);
+    const profileId = context.profile_id;
+    // The same reads by a key first: an agent's, not recorded.
+    await json(await read("/v1/timeline", space.key, { handle }), 200);
+    await json(await read("/v1/search", space.key, { query: "locker" }), 200);
+
+    await json(await read("/v1/context", review, { handle }), 200);
+    await json(await read(`/v1/profiles/${profileId}/context`, review), 200);
+    const timeline = await json<{ data: { episode_id: string }[] }>(await read("/v1/timeline", review, { handle }), 200);
+    await json(await read(`/v1/profiles/${profileId}/timeline`, review), 200);
+    await json(await read(`/v1/history/items/${timeline.data[0]?.episode_id}`, review), 200);
+    await json(await read("/v1/search", review, { query: "locker" }), 200);
+    await json(await read(`/v1/profiles/${profileId}/search?q=locker`, review), 200);
+
+    const entries = (await spaceLog(space, security)).filter((entry) => entry.action !== "audit.read");
+    expect(entries.map((entry) => [entry.action, entry.actor.kind, entry.targets])).toEqual(
+      ["context.read", "context.read", "timeline.read", "timeline.read", "history.read", "search.read", "search.read"].map(
+        (action) => [action, "person", [{ type: "profile", id: profileId }]],
+      ),
+    );
+    const stored = JSON.stringify(await query(space, "SELECT * FROM audit_log"));
+    for (const value of [PHONES[0] as string, (PHONES[0] as string).slice(1), "locker", TEXT])
+      expect(stored).not.toContain(value);
+  });
+
   it("pages with signed cursors and filters by time, actor and action", async () => {
     const space = await createSpace();
     const security = await personToken(space, ["security"]);

@@ -2629,7 +2629,7 @@ export interface paths {
                     to?: string;
                     /** @description A person id or a key id. */
                     actor?: string;
-                    action?: "profile.read" | "profile.lookup" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "forget" | "receipt.read" | "audit.read";
+                    action?: "profile.read" | "profile.lookup" | "context.read" | "timeline.read" | "history.read" | "search.read" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "forget" | "receipt.read" | "audit.read";
                     /** @description The `next_cursor` of the previous page; one the service did not issue is `422`. */
                     cursor?: string;
                     limit?: number;
@@ -6669,7 +6669,7 @@ export interface components {
                 id: string;
             };
             /** @enum {string} */
-            action: "profile.read" | "profile.lookup" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "forget" | "receipt.read" | "audit.read";
+            action: "profile.read" | "profile.lookup" | "context.read" | "timeline.read" | "history.read" | "search.read" | "suggestion.accept" | "suggestion.dismiss" | "merge.undo" | "export.create" | "export.read" | "export.download" | "forget" | "receipt.read" | "audit.read";
             targets: components["schemas"]["AuditTarget"][];
             /** @description `ok`, or the problem code the request was refused with (`forbidden`, `not_found`, ...). */
             outcome: string;

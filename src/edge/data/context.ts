@@ -51,14 +51,14 @@ const profileContextRoute = createRoute({
 export const contextRoutes = new OpenAPIHono<AppEnv>();
 
 documentedRoute(contextRoutes, contextRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, CONTEXT_BODY_LIMIT);
-  return c.json(unwrap(await space.readContext(credential, body)), 200);
+  return c.json(unwrap(await space.readContext(credential, body, requestId)), 200);
 });
 
 documentedRoute(contextRoutes, profileContextRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
-  const context = unwrap(await space.profileContext(credential, c.req.param("id") ?? ""));
+  const { space, credential, requestId } = await dataRequest(c);
+  const context = unwrap(await space.profileContext(credential, c.req.param("id") ?? "", requestId));
   if (!("profile_id" in context)) throw new Error("a profile read has no known ETag to be unchanged against");
   if (matchesEtag(c.req.header("if-none-match"), context.etag)) return c.body(null, 304, { ETag: context.etag });
   return c.json(context, 200, { ETag: context.etag });

@@ -42,12 +42,12 @@ const itemRoute = createRoute({
 export const historyRoutes = new OpenAPIHono<AppEnv>();
 
 documentedRoute(historyRoutes, openRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, HISTORY_BODY_LIMIT);
-  return c.json(unwrap(await space.openHistory(credential, body)), 200);
+  return c.json(unwrap(await space.openHistory(credential, body, requestId)), 200);
 });
 
 documentedRoute(historyRoutes, itemRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
-  return c.json(unwrap(await space.historyItem(credential, c.req.param("item_id") ?? "")), 200);
+  const { space, credential, requestId } = await dataRequest(c);
+  return c.json(unwrap(await space.historyItem(credential, c.req.param("item_id") ?? "", requestId)), 200);
 });

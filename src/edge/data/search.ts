@@ -42,13 +42,13 @@ const profileSearchRoute = createRoute({
 export const searchRoutes = new OpenAPIHono<AppEnv>();
 
 documentedRoute(searchRoutes, searchRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, SEARCH_BODY_LIMIT);
-  return c.json(unwrap(await space.search(credential, { body })), 200);
+  return c.json(unwrap(await space.search(credential, { body }, requestId)), 200);
 });
 
 documentedRoute(searchRoutes, profileSearchRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const query = ProfileSearchQuerySchema.parse(c.req.query());
-  return c.json(unwrap(await space.search(credential, { profileId: c.req.param("id") ?? "", query })), 200);
+  return c.json(unwrap(await space.search(credential, { profileId: c.req.param("id") ?? "", query }, requestId)), 200);
 });

@@ -42,13 +42,13 @@ const profileTimelineRoute = createRoute({
 export const timelineRoutes = new OpenAPIHono<AppEnv>();
 
 documentedRoute(timelineRoutes, timelineRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, TIMELINE_BODY_LIMIT);
-  return c.json(unwrap(await space.readTimeline(credential, body)), 200);
+  return c.json(unwrap(await space.readTimeline(credential, body, requestId)), 200);
 });
 
 documentedRoute(timelineRoutes, profileTimelineRoute, async (c) => {
-  const { space, credential } = await dataRequest(c);
+  const { space, credential, requestId } = await dataRequest(c);
   const query = TimelineQuerySchema.parse(c.req.query());
-  return c.json(unwrap(await space.profileTimeline(credential, c.req.param("id") ?? "", query)), 200);
+  return c.json(unwrap(await space.profileTimeline(credential, c.req.param("id") ?? "", query, requestId)), 200);
 });

@@ -1,5 +1,6 @@
 import type { PresentedCredential } from "../../auth/credential";
 import { POLICIES } from "../../auth/policy";
+import type { AuditTarget, SpaceAuditAction } from "../../contract/audit";
 import type { BatchAnswer } from "../../contract/batch";
 import { type ContextAnswer, ContextInputSchema } from "../../contract/context";
 import {
@@ -25,6 +26,10 @@ import { ingestFeedback } from "./feedback";
 import { DEFAULT_HISTORY_TEXT_LEVEL, historyItem, openHistory, showsText } from "./history";
 import { timelineOf, timelineOfHandle, timelineRequest } from "./timeline";
 
+const profileTarget = (id: string): AuditTarget => ({ type: "profile", id });
+const historyTarget = (item: HistoryItem) => [profileTarget(item.profile_id)];
+const timelineTarget = (page: TimelinePage) => [profileTarget(page.profile_id)];
+
 /** The routes that read a space's memory: context, search, history, timeline, and the feedback and use that measure it. */
 export class MemoryRequests {
   #space: SpaceRequests;
@@ -33,19 +38,29 @@ export class MemoryRequests {
     this.#space = space;
   }
 
-  readContext(credential: PresentedCredential, body: BodyInput): Promise<Outcome<ContextAnswer>> {
+  readContext(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<ContextAnswer>> {
     const space = this.#space;
-    return space.admitted(credential, POLICIES.context, (caller, now) => {
-      const input = parseOrRefuse(ContextInputSchema, parseJsonBody(body));
-      const read = { hot: space.hot, viewer: viewerOf(caller), knownEtag: input.known_etag, about: input.about, now };
-      return contextOfHandle(space.sql, input.handle, read);
-    });
+    const targetsOf = (answer: ContextAnswer) => ("profile_id" in answer ? [profileTarget(answer.profile_id)] : []);
+    return this.#audited(credential, "context.read", requestId, targetsOf, () =>
+      space.admitted(credential, POLICIES.context, (caller, now) => {
+        const input = parseOrRefuse(ContextInputSchema, parseJsonBody(body));
+        const read = { hot: space.hot, viewer: viewerOf(caller), knownEtag: input.known_etag, about: input.about, now };
+        return contextOfHandle(space.sql, input.handle, read);
+      }),
+    );
   }
 
-  profileContext(credential: PresentedCredential, profileId: string): Promise<Outcome<ContextAnswer>> {
+  profileContext(credential: PresentedCredential, profileId: string, requestId: string | null): Promise<Outcome<ContextAnswer>> {
     const space = this.#space;
-    return space.admitted(credential, POLICIES.context, (caller, now) =>
-      contextOf(space.sql, profileId, { hot: space.hot, viewer: viewerOf(caller), now }),
+    return this.#audited(
+      credential,
+      "context.read",
+      requestId,
+      () => [profileTarget(profileId)],
+      () =>
+        space.admitted(credential, POLICIES.context, (caller, now) =>
+          contextOf(space.sql, profileId, { hot: space.hot, viewer: viewerOf(caller), now }),
+        ),
     );
   }
 
@@ -53,62 +68,95 @@ export class MemoryRequests {
   search(
     credential: PresentedCredential,
     request: { body: BodyInput } | { profileId: string; query: ProfileSearchQuery },
+    requestId: string | null,
   ): Promise<Outcome<SearchPage>> {
     const space = this.#space;
     // Messages not indexed yet are indexed in a transaction of their own before the search reads.
     const committed = (work: () => void) => space.db.transaction(work);
-    return space.admitted(credential, POLICIES.search, (caller) => {
-      const viewer = viewerOf(caller);
-      if ("profileId" in request) {
-        const { profileId, query } = request;
-        return space.paged("search", query.cursor, "query.cursor", (cursor) =>
-          searchProfile(space.sql, profileId, { ...query, cursor }, viewer, space.searchTerms, committed),
+    const targetsOf = (page: SearchPage) => [...new Set(page.results.map((result) => result.profile_id))].map(profileTarget);
+    return this.#audited(credential, "search.read", requestId, targetsOf, () =>
+      space.admitted(credential, POLICIES.search, (caller) => {
+        const viewer = viewerOf(caller);
+        if ("profileId" in request) {
+          const { profileId, query } = request;
+          return space.paged("search", query.cursor, "query.cursor", (cursor) =>
+            searchProfile(space.sql, profileId, { ...query, cursor }, viewer, space.searchTerms, committed),
+          );
+        }
+        const input = parseOrRefuse(SearchInputSchema, parseJsonBody(request.body));
+        return space.paged("search", input.cursor, "cursor", (cursor) =>
+          searchSpace(space.sql, { ...input, cursor }, viewer, space.searchTerms, committed),
         );
-      }
-      const input = parseOrRefuse(SearchInputSchema, parseJsonBody(request.body));
-      return space.paged("search", input.cursor, "cursor", (cursor) =>
-        searchSpace(space.sql, { ...input, cursor }, viewer, space.searchTerms, committed),
-      );
-    });
+      }),
+    );
   }
 
   /** `POST /v1/history/open`: text at the space's `history_text_level`, against the verification claimed (capped by the source's ceiling). */
-  openHistory(credential: PresentedCredential, body: BodyInput): Promise<Outcome<HistoryItem>> {
+  openHistory(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<HistoryItem>> {
     const space = this.#space;
-    return space.admitted(credential, POLICIES.context, (caller, now) => {
-      const { verification, ...input } = parseOrRefuse(HistoryOpenInputSchema, parseJsonBody(body));
-      const showText = showsText(verification, this.#textLevel(), caller.source?.verificationCeiling ?? null);
-      return openHistory(space.sql, input, { viewer: viewerOf(caller), showText, now });
-    });
+    return this.#audited(credential, "history.read", requestId, historyTarget, () =>
+      space.admitted(credential, POLICIES.context, (caller, now) => {
+        const { verification, ...input } = parseOrRefuse(HistoryOpenInputSchema, parseJsonBody(body));
+        const showText = showsText(verification, this.#textLevel(), caller.source?.verificationCeiling ?? null);
+        return openHistory(space.sql, input, { viewer: viewerOf(caller), showText, now });
+      }),
+    );
   }
 
   /** `GET /v1/history/items/{item_id}`: no customer and no verification in the request, so read as `V0`. */
-  historyItem(credential: PresentedCredential, itemId: string): Promise<Outcome<HistoryItem>> {
+  historyItem(credential: PresentedCredential, itemId: string, requestId: string | null): Promise<Outcome<HistoryItem>> {
     const space = this.#space;
-    return space.admitted(credential, POLICIES.context, (caller, now) => {
-      const showText = showsText("V0", this.#textLevel(), null);
-      return historyItem(space.sql, itemId, { viewer: viewerOf(caller), showText, now });
-    });
+    return this.#audited(credential, "history.read", requestId, historyTarget, () =>
+      space.admitted(credential, POLICIES.context, (caller, now) => {
+        const showText = showsText("V0", this.#textLevel(), null);
+        return historyItem(space.sql, itemId, { viewer: viewerOf(caller), showText, now });
+      }),
+    );
   }
 
-  readTimeline(credential: PresentedCredential, body: BodyInput): Promise<Outcome<TimelinePage>> {
+  readTimeline(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<TimelinePage>> {
     const space = this.#space;
-    return space.admitted(credential, POLICIES.context, (caller) => {
-      const input = parseOrRefuse(TimelineInputSchema, parseJsonBody(body));
-      return space.paged("timeline", input.cursor, "cursor", (cursor) =>
-        timelineOfHandle(space.sql, input.handle, timelineRequest({ ...input, cursor }, "cursor", viewerOf(caller))),
-      );
-    });
+    return this.#audited(credential, "timeline.read", requestId, timelineTarget, () =>
+      space.admitted(credential, POLICIES.context, (caller) => {
+        const input = parseOrRefuse(TimelineInputSchema, parseJsonBody(body));
+        return space.paged("timeline", input.cursor, "cursor", (cursor) =>
+          timelineOfHandle(space.sql, input.handle, timelineRequest({ ...input, cursor }, "cursor", viewerOf(caller))),
+        );
+      }),
+    );
   }
 
-  profileTimeline(credential: PresentedCredential, profileId: string, query: TimelineQuery): Promise<Outcome<TimelinePage>> {
+  profileTimeline(
+    credential: PresentedCredential,
+    profileId: string,
+    query: TimelineQuery,
+    requestId: string | null,
+  ): Promise<Outcome<TimelinePage>> {
     const space = this.#space;
-    return space.admitted(credential, POLICIES.context, (caller) => {
-      const channels = query.channels?.split(",");
-      return space.paged("timeline", query.cursor, "query.cursor", (cursor) =>
-        timelineOf(space.sql, profileId, timelineRequest({ ...query, channels, cursor }, "query.cursor", viewerOf(caller))),
-      );
-    });
+    return this.#audited(credential, "timeline.read", requestId, timelineTarget, () =>
+      space.admitted(credential, POLICIES.context, (caller) => {
+        const channels = query.channels?.split(",");
+        return space.paged("timeline", query.cursor, "query.cursor", (cursor) =>
+          timelineOf(space.sql, profileId, timelineRequest({ ...query, channels, cursor }, "query.cursor", viewerOf(caller))),
+        );
+      }),
+    );
+  }
+
+  /**
+   * A person's read of a customer's memory is audited, with the profiles it answered (ids only);
+   * a key's read is an agent's at work and is not (docs/api/privacy.md "Audit").
+   */
+  #audited<T>(
+    credential: PresentedCredential,
+    action: SpaceAuditAction,
+    requestId: string | null,
+    targetsOf: (answer: T) => AuditTarget[],
+    read: () => Promise<Outcome<T>>,
+  ): Promise<Outcome<T>> {
+    if (credential.kind === "key") return read();
+    const space = this.#space;
+    return space.audited({ ...space.audit(credential, action, requestId), targetsOf }, read);
   }
 
   giveFeedback(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
