@@ -155,6 +155,19 @@ export class SpaceRequests implements SpaceParts {
   }
 
   /**
+   * A read of a customer's data: audited when a person makes it, with the profiles it answered
+   * (ids only); a key's is an agent's at work and is not (docs/api/privacy.md "Audit").
+   */
+  readByPerson<T>(
+    credential: PresentedCredential,
+    audit: Pick<AuditedRequest<T>, "action" | "requestId" | "targets" | "targetsOf">,
+    read: () => Promise<Outcome<T>>,
+  ): Promise<Outcome<T>> {
+    if (credential.kind === "key") return read();
+    return this.audited({ ...audit, actor: actorOf(credential) }, read);
+  }
+
+  /**
    * A page of a list whose cursors this space signs (`CursorSeal`): the cursor opened before the
    * read, so one the space never issued is `422` before anything reads it; the next one sealed.
    */

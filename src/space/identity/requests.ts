@@ -32,25 +32,22 @@ export class IdentityRequests {
     this.#space = space;
   }
 
-  /** A person's read is audited (`profile.read`); a key's is an agent's and is not. */
   readProfile(credential: PresentedCredential, profileId: string, requestId: string | null): Promise<Outcome<Profile>> {
     const space = this.#space;
-    const read = () =>
-      space.admitted(credential, POLICIES.profileRead, (caller) => readProfile(space.sql, profileId, viewerOf(caller)));
-    if (credential.kind === "key") return read();
-    const targets = [{ type: "profile" as const, id: profileId }];
-    return space.audited({ ...space.audit(credential, "profile.read", requestId, targets), targetsOf: profileTarget }, read);
+    const audit = { action: "profile.read" as const, requestId, targets: [{ type: "profile" as const, id: profileId }] };
+    return space.readByPerson(credential, { ...audit, targetsOf: profileTarget }, () =>
+      space.admitted(credential, POLICIES.profileRead, (caller) => readProfile(space.sql, profileId, viewerOf(caller))),
+    );
   }
 
   lookupProfile(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<Profile>> {
     const space = this.#space;
-    const lookup = () =>
+    return space.readByPerson(credential, { action: "profile.lookup", requestId, targetsOf: profileTarget }, () =>
       space.admitted(credential, POLICIES.profileRead, (caller) => {
         const { handle } = parseOrRefuse(LookupInputSchema, parseJsonBody(body));
         return lookupProfile(space.sql, handle, viewerOf(caller));
-      });
-    if (credential.kind === "key") return lookup();
-    return space.audited({ ...space.audit(credential, "profile.lookup", requestId), targetsOf: profileTarget }, lookup);
+      }),
+    );
   }
 
   undoMerge(

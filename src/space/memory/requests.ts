@@ -1,6 +1,6 @@
 import type { PresentedCredential } from "../../auth/credential";
 import { POLICIES } from "../../auth/policy";
-import type { AuditTarget, SpaceAuditAction } from "../../contract/audit";
+import type { AuditTarget } from "../../contract/audit";
 import type { BatchAnswer } from "../../contract/batch";
 import { type ContextAnswer, ContextInputSchema } from "../../contract/context";
 import {
@@ -41,7 +41,7 @@ export class MemoryRequests {
   readContext(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<ContextAnswer>> {
     const space = this.#space;
     const targetsOf = (answer: ContextAnswer) => ("profile_id" in answer ? [profileTarget(answer.profile_id)] : []);
-    return this.#audited(credential, "context.read", requestId, targetsOf, () =>
+    return space.readByPerson(credential, { action: "context.read", requestId, targetsOf }, () =>
       space.admitted(credential, POLICIES.context, (caller, now) => {
         const input = parseOrRefuse(ContextInputSchema, parseJsonBody(body));
         const read = { hot: space.hot, viewer: viewerOf(caller), knownEtag: input.known_etag, about: input.about, now };
@@ -52,15 +52,11 @@ export class MemoryRequests {
 
   profileContext(credential: PresentedCredential, profileId: string, requestId: string | null): Promise<Outcome<ContextAnswer>> {
     const space = this.#space;
-    return this.#audited(
-      credential,
-      "context.read",
-      requestId,
-      () => [profileTarget(profileId)],
-      () =>
-        space.admitted(credential, POLICIES.context, (caller, now) =>
-          contextOf(space.sql, profileId, { hot: space.hot, viewer: viewerOf(caller), now }),
-        ),
+    const audit = { action: "context.read" as const, requestId, targets: [profileTarget(profileId)] };
+    return space.readByPerson(credential, audit, () =>
+      space.admitted(credential, POLICIES.context, (caller, now) =>
+        contextOf(space.sql, profileId, { hot: space.hot, viewer: viewerOf(caller), now }),
+      ),
     );
   }
 
@@ -74,7 +70,7 @@ export class MemoryRequests {
     // Messages not indexed yet are indexed in a transaction of their own before the search reads.
     const committed = (work: () => void) => space.db.transaction(work);
     const targetsOf = (page: SearchPage) => [...new Set(page.results.map((result) => result.profile_id))].map(profileTarget);
-    return this.#audited(credential, "search.read", requestId, targetsOf, () =>
+    return space.readByPerson(credential, { action: "search.read", requestId, targetsOf }, () =>
       space.admitted(credential, POLICIES.search, (caller) => {
         const viewer = viewerOf(caller);
         if ("profileId" in request) {
@@ -94,7 +90,7 @@ export class MemoryRequests {
   /** `POST /v1/history/open`: text at the space's `history_text_level`, against the verification claimed (capped by the source's ceiling). */
   openHistory(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<HistoryItem>> {
     const space = this.#space;
-    return this.#audited(credential, "history.read", requestId, historyTarget, () =>
+    return space.readByPerson(credential, { action: "history.read", requestId, targetsOf: historyTarget }, () =>
       space.admitted(credential, POLICIES.context, (caller, now) => {
         const { verification, ...input } = parseOrRefuse(HistoryOpenInputSchema, parseJsonBody(body));
         const showText = showsText(verification, this.#textLevel(), caller.source?.verificationCeiling ?? null);
@@ -106,7 +102,7 @@ export class MemoryRequests {
   /** `GET /v1/history/items/{item_id}`: no customer and no verification in the request, so read as `V0`. */
   historyItem(credential: PresentedCredential, itemId: string, requestId: string | null): Promise<Outcome<HistoryItem>> {
     const space = this.#space;
-    return this.#audited(credential, "history.read", requestId, historyTarget, () =>
+    return space.readByPerson(credential, { action: "history.read", requestId, targetsOf: historyTarget }, () =>
       space.admitted(credential, POLICIES.context, (caller, now) => {
         const showText = showsText("V0", this.#textLevel(), null);
         return historyItem(space.sql, itemId, { viewer: viewerOf(caller), showText, now });
@@ -116,7 +112,7 @@ export class MemoryRequests {
 
   readTimeline(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<TimelinePage>> {
     const space = this.#space;
-    return this.#audited(credential, "timeline.read", requestId, timelineTarget, () =>
+    return space.readByPerson(credential, { action: "timeline.read", requestId, targetsOf: timelineTarget }, () =>
       space.admitted(credential, POLICIES.context, (caller) => {
         const input = parseOrRefuse(TimelineInputSchema, parseJsonBody(body));
         return space.paged("timeline", input.cursor, "cursor", (cursor) =>
@@ -133,7 +129,7 @@ export class MemoryRequests {
     requestId: string | null,
   ): Promise<Outcome<TimelinePage>> {
     const space = this.#space;
-    return this.#audited(credential, "timeline.read", requestId, timelineTarget, () =>
+    return space.readByPerson(credential, { action: "timeline.read", requestId, targetsOf: timelineTarget }, () =>
       space.admitted(credential, POLICIES.context, (caller) => {
         const channels = query.channels?.split(",");
         return space.paged("timeline", query.cursor, "query.cursor", (cursor) =>
@@ -141,22 +137,6 @@ export class MemoryRequests {
         );
       }),
     );
-  }
-
-  /**
-   * A person's read of a customer's memory is audited, with the profiles it answered (ids only);
-   * a key's read is an agent's at work and is not (docs/api/privacy.md "Audit").
-   */
-  #audited<T>(
-    credential: PresentedCredential,
-    action: SpaceAuditAction,
-    requestId: string | null,
-    targetsOf: (answer: T) => AuditTarget[],
-    read: () => Promise<Outcome<T>>,
-  ): Promise<Outcome<T>> {
-    if (credential.kind === "key") return read();
-    const space = this.#space;
-    return space.audited({ ...space.audit(credential, action, requestId), targetsOf }, read);
   }
 
   giveFeedback(credential: PresentedCredential, body: BodyInput): Promise<Outcome<BatchAnswer>> {
