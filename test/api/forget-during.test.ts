@@ -212,3 +212,38 @@ describe("POST /v1/forget: kept answers", () => {
     expect(text).not.toContain(link.person_id);
   });
 });
+
+describe("POST /v1/forget: a batch of the subject's arriving at the same time", () => {
+  it("whichever chunk lands first, nothing of the batch is readable or stored after the receipt, and its replay is duplicates", async () => {
+    const { space, security } = await populated();
+    // A read just before: the batch is then stored in chunks, with requests let in between them.
+    await fullContext(space, { handle: phone(OTHER) });
+    const items = Array.from({ length: 350 }, (_, n) =>
+      message({
+        handles: [phone(SUBJECT)],
+        conversation_id: `concurrent-${n % 7}`,
+        content: { type: "text", text: `marrowlyne concurrent ${n}` },
+      }),
+    );
+    const [answer, started] = await Promise.all([
+      batch(space, items).then(async (response) => BatchAnswerSchema.parse(await json(response, 200))),
+      forget(space, security, { handle: phone(SUBJECT) }),
+    ]);
+    // Every item is stored (some as the subject's events erased later, some as tombstones at once).
+    expect(answer).toEqual({ accepted: items.length, duplicates: 0, errors: [] });
+    await runAlarms(space);
+    const receiptId = started.status === 200 ? started.receipt.receipt_id : started.receiptId;
+    const done = await erasureOf(await receiptResponse(space, security, receiptId));
+    expect(done.status).toBe(200);
+    expect(await scanFor(space, ["marrowlyne", "15555550190"])).toEqual([]);
+    const keys = JSON.stringify(items.map((item) => item.idempotency_key));
+    expect(
+      await query(
+        space,
+        "SELECT count(*) AS n FROM items WHERE idempotency_key IN (SELECT value FROM json_each(?)) AND type <> 'erased'",
+        keys,
+      ),
+    ).toEqual([{ n: 0 }]);
+    expect(await accepted(space, items)).toEqual({ accepted: 0, duplicates: items.length, errors: [] });
+  });
+});
