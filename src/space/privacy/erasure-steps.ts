@@ -1,6 +1,6 @@
 import { idToken } from "../search/tokens";
 import { deleteTimers } from "../timers";
-import { type ErasedFile, forgetEvidence } from "./identity-cut";
+import { type ErasedFile, forgetEvidence, forgetKeptAnswers } from "./identity-cut";
 import { erasedHandleKeys, withoutHandles } from "./mentions";
 import type { ErasureCounts } from "./receipts";
 import { deleteSearchRows, purgeSearchStep, searchRowids, tombstoneItems } from "./session-erasure";
@@ -19,7 +19,7 @@ import { deleteSearchRows, purgeSearchStep, searchRowids, tombstoneItems } from 
  *   3. `search`: the rows of both search tables under its profile tokens (messages, episodes,
  *      facts); `purge`: the tables' segments merged, so that no deleted row's words stay;
  *   4. `owners`, `served`: objects it owned and etags it was served, by rowid ranges;
- *   5. `tidy`: sightings, timers, evidence a job wrote meanwhile.
+ *   5. `tidy`: sightings, timers, evidence a job wrote meanwhile, kept answers again.
  */
 export type ErasurePhase =
   | "events"
@@ -360,6 +360,7 @@ function tidy(sql: SqlStorage, receiptId: string, add: Counter): void {
     "DELETE FROM handle_sightings WHERE handle_id IN (SELECT handle_id FROM erasure_handles WHERE receipt_id = ?)",
     receiptId,
   );
+  add("kept_answers", forgetKeptAnswers(sql, receiptId, members));
   sql.exec(
     "DELETE FROM timers WHERE kind = 'promise.due' AND payload ->> 'profileId' IN (SELECT value FROM json_each(?))",
     members,

@@ -41,18 +41,7 @@ export function cutSubject(
       members,
     )
     .toArray().length;
-  // An identity write's kept answer can hold the subject's ids and whole handles (a link, a
-  // suggestion): gone with the cut, so that a replay of it answers nothing of the subject.
-  const answers = countDeleted(
-    sql,
-    `DELETE FROM idempotency_records WHERE
-       EXISTS (SELECT 1 FROM json_each(?1) m WHERE instr(idempotency_records.answer, m.value) > 0)
-       OR EXISTS (SELECT 1 FROM erasure_handles h WHERE h.receipt_id = ?2
-         AND (instr(idempotency_records.answer, h.handle_id) > 0 OR instr(lower(idempotency_records.answer), lower(h.value)) > 0))
-       RETURNING 1`,
-    members,
-    receiptId,
-  );
+  const answers = forgetKeptAnswers(sql, receiptId, members);
   sql.exec("DELETE FROM handles WHERE profile_id IN (SELECT value FROM json_each(?))", members);
   const profiles = sql
     .exec("DELETE FROM profiles WHERE profile_id IN (SELECT value FROM json_each(?)) RETURNING profile_id", members)
@@ -131,6 +120,24 @@ function deleteBySides(sql: SqlStorage, table: string, sides: readonly string[],
     }
   }
   return deleted.size;
+}
+
+/**
+ * An identity write's kept answer can hold the subject's ids and whole handles (a link, a
+ * suggestion): deleted with the cut, so that a replay answers nothing of the subject. The
+ * erasure's last slice runs it again, for an erasure cut before this ran with the cut.
+ */
+export function forgetKeptAnswers(sql: SqlStorage, receiptId: string, members: string): number {
+  return countDeleted(
+    sql,
+    `DELETE FROM idempotency_records WHERE
+       EXISTS (SELECT 1 FROM json_each(?1) m WHERE instr(idempotency_records.answer, m.value) > 0)
+       OR EXISTS (SELECT 1 FROM erasure_handles h WHERE h.receipt_id = ?2
+         AND (instr(idempotency_records.answer, h.handle_id) > 0 OR instr(lower(idempotency_records.answer), lower(h.value)) > 0))
+       RETURNING 1`,
+    members,
+    receiptId,
+  );
 }
 
 function countDeleted(sql: SqlStorage, statement: string, ...values: string[]): number {

@@ -43,7 +43,9 @@ export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
   linkage_model: nothing("the estimated weights (m, u, prior) and how many profiles have traits: aggregates"),
   suggestions: subject("deleted in the request and again at `tidy`, either side (identity-cut.ts, erasure-steps.ts)"),
   job_runs: nothing("when offline jobs last ran, their slices"),
-  idempotency_records: subject("kept answers naming its ids or handles: deleted with the cut (identity-cut.ts)"),
+  idempotency_records: subject(
+    "kept answers naming its ids or handles: deleted with the cut and again at `tidy` (identity-cut.ts)",
+  ),
   // Memory
   sessions: subject("deleted once its events are erased (erasure-steps.ts `sessions`)"),
   session_inbox: subject("folded before each slice (session-erasure.ts foldInboxes), then as `sessions`"),
