@@ -7,9 +7,10 @@ import { type Trait, type TraitSet, VALUES_PER_TRAIT } from "./linkage/traits";
 
 /**
  * Notes an event's traits for its profile, at the event's memory time: a new value is added, a
- * value given again moves to that time unless it is the latest already; either way a change is
- * appended to `trait_changes` for the suggestions job. A value that is the latest already changes
- * nothing, so a CRM sending the same record again costs no comparison.
+ * value given again moves to that time if it is later; a change is appended to `trait_changes`
+ * for the suggestions job unless every value was the latest already, so a CRM sending the same
+ * record again costs no comparison. The latest value still moves to the later time (a second
+ * statement), so that a value given between the two times, arriving after both, stays behind it.
  */
 export function noteTraits(sql: SqlStorage, profileId: string, traits: readonly [Trait, string][], notedAt: number): void {
   if (traits.length === 0) return;
@@ -20,7 +21,7 @@ export function noteTraits(sql: SqlStorage, profileId: string, traits: readonly 
        ON CONFLICT (profile_id, trait, value) DO UPDATE SET noted_at = excluded.noted_at
        WHERE excluded.noted_at > profile_traits.noted_at AND EXISTS (
          SELECT 1 FROM profile_traits o WHERE o.profile_id = profile_traits.profile_id AND o.trait = profile_traits.trait
-           AND o.noted_at >= profile_traits.noted_at AND o.seq <> profile_traits.seq)
+           AND (o.noted_at > profile_traits.noted_at OR (o.noted_at = profile_traits.noted_at AND o.seq > profile_traits.seq)))
        RETURNING seq`,
       profileId,
       notedAt,
@@ -28,6 +29,15 @@ export function noteTraits(sql: SqlStorage, profileId: string, traits: readonly 
     )
     .toArray().length;
   if (changed > 0) sql.exec("INSERT INTO trait_changes (profile_id) VALUES (?)", profileId);
+  if (changed < traits.length) {
+    sql.exec(
+      `UPDATE profile_traits SET noted_at = ?2 WHERE profile_id = ?1 AND noted_at < ?2
+         AND (trait, value) IN (SELECT t.value ->> 0, t.value ->> 1 FROM json_each(?3) t)`,
+      profileId,
+      notedAt,
+      JSON.stringify(traits),
+    );
+  }
 }
 
 /**
