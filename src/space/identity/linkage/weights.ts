@@ -120,9 +120,10 @@ export function addUSamples(a: USample, b: USample): USample {
 
 /**
  * u per level: the exact level from repeats, leaning on the default by `U_PRIOR_PAIRS` × 10
- * pairs; the others from compared pairs that were not exact, except that a level seen fewer than
- * `U_MIN_SEEN` times keeps its default share (a sample too small to see a level says nothing of
- * how rare it is).
+ * pairs; the others share what is left, each by how often compared pairs that were not exact
+ * fell at it, except that a level seen fewer than `U_MIN_SEEN` times keeps its default share (a
+ * sample too small to see a level says nothing of how rare it is). The shares are scaled to sum
+ * to one, so that each comparison's u is a distribution.
  */
 export function uFromSample(sample: USample): number[][] {
   return DEFAULT_U.map((defaults, k) => {
@@ -130,13 +131,13 @@ export function uFromSample(sample: USample): number[][] {
     const exact = ((sample.equal[k] ?? 0) + U_PRIOR_PAIRS * 10 * d0) / ((sample.implied[k] ?? 0) + U_PRIOR_PAIRS * 10);
     const counts = sample.levels[k] ?? [];
     const notExact = (sample.compared[k] ?? 0) - (counts[0] ?? 0);
-    const u = defaults.map((d, l) => {
-      if (l === 0) return exact;
+    const shares = defaults.map((d, l) => {
+      if (l === 0) return 0;
       const seen = counts[l] ?? 0;
-      const share = seen < U_MIN_SEEN ? d / (1 - d0) : (seen + U_PRIOR_PAIRS * (d / (1 - d0))) / (notExact + U_PRIOR_PAIRS);
-      return (1 - exact) * share;
+      return seen < U_MIN_SEEN ? d / (1 - d0) : (seen + U_PRIOR_PAIRS * (d / (1 - d0))) / (notExact + U_PRIOR_PAIRS);
     });
-    return u.map((p) => Math.max(p, MIN_U));
+    const total = shares.reduce((sum, share) => sum + share, 0);
+    return shares.map((share, l) => Math.max(l === 0 ? exact : ((1 - exact) * share) / total, MIN_U));
   });
 }
 
