@@ -109,7 +109,18 @@ describe("cursors: only issued ones pass", () => {
       await json(await call("POST", "/control/v1/people", { token: space.tenant.token, body }), 201);
     }
     const forged = encodeCursor("00000000-0000-7000-8000-000000000000");
-    for (const path of ["/control/v1/people", "/control/v1/projects", `/control/v1/spaces/${space.spaceId}/sources`]) {
+    const projects = await json<{ data: { project_id: string }[] }>(
+      await call("GET", "/control/v1/projects", { token: space.tenant.token }),
+      200,
+    );
+    const lists = [
+      "/control/v1/people",
+      "/control/v1/projects",
+      `/control/v1/projects/${projects.data[0]?.project_id}/spaces`,
+      `/control/v1/spaces/${space.spaceId}/sources`,
+      "/control/v1/control-audit",
+    ];
+    for (const path of lists) {
       await expectNotIssued(await call("GET", `${path}?cursor=${forged}`, { token: space.tenant.token }), "query.cursor");
     }
     const People = pageOf(PersonSchema, "PersonPage");
