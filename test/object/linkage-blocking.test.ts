@@ -70,6 +70,33 @@ describe("blocking caps", () => {
     expect(await keptPairs(space)).toBe(0);
   });
 
+  it("a key passing the cap by a later profile keeps the pairs found under it until one of theirs changes", async () => {
+    const space = await sharing(MAX_BLOCK, "2000");
+    const all = (MAX_BLOCK * (MAX_BLOCK - 1)) / 2;
+    expect(await keptPairs(space)).toBe(all);
+    await json(await batch(space, [holder(MAX_BLOCK, "2000")]), 200);
+    await runJob(space);
+    // The key is a mark now, the newcomer met no one through it, and the pairs found stay (docs/api/identity.md).
+    expect(await keyRows(space)).toEqual({ members: 0, marks: 1 });
+    expect(await keptPairs(space)).toBe(all);
+    // A profile given a new trait is compared again: through the marked key it meets no one any more.
+    await json(
+      await batch(space, [
+        message({
+          kind: "system_event",
+          canonical_type: "customer.updated",
+          channel: "crm",
+          content: undefined,
+          handles: [{ type: "system_id", scope: "crm", value: "c-0" }],
+          attributes: { postal_code: "2000", given_name: "Zebulon" },
+        }),
+      ]),
+      200,
+    );
+    await runJob(space);
+    expect(await keptPairs(space)).toBe(all - (MAX_BLOCK - 1));
+  });
+
   it("compares a profile joining a key under the cap with each member, incrementally", async () => {
     const space = await sharing(3, "2000");
     expect(await keptPairs(space)).toBe(3);
