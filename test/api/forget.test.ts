@@ -115,7 +115,8 @@ async function populatedSpace() {
   const t0 = (await moveClock(space, 0)) - 3_600_000;
   const review = await personToken(space, ["review"]);
   const security = await personToken(space, ["security"]);
-  const history = erasedHistory(t0, 12);
+  // Sessions enough that the erasure takes more than the request's slice (about 100 µs a session).
+  const history = erasedHistory(t0, 80);
   await accept(space, [
     ...history,
     message({
@@ -323,7 +324,7 @@ describe("POST /v1/forget: erasure of one subject among several", () => {
       handles: 2,
       events: history.length + 1 + 1 + 1 + 1 + 1, // messages, e-mail, action, CRM record, identify, the arrival during
       mentions: 1,
-      sessions: 14,
+      sessions: history.length + 2, // one per conversation, and two more (the e-mail, the CRM record)
       links: 1,
       exports: 1,
       media: 2,
@@ -430,6 +431,25 @@ describe("POST /v1/forget: access, the key, the subject", () => {
       [{ type: "receipt", id: first.receipt_id }],
     ]);
     expect(JSON.stringify(audit)).not.toContain("15555550150");
+  });
+
+  it("erases a small subject in the request: 200 with the signed receipt, nothing left to run", async () => {
+    const space = await createSpace();
+    const subject = phone("+15555550153");
+    await accept(space, [
+      message({ handles: [subject], content: { type: "text", text: "my parcel never came" } }),
+      message({ handles: [subject, email("small.subject@example.com")], content: { type: "text", text: "still waiting" } }),
+    ]);
+    await later(space, 60_000);
+    const security = await personToken(space, ["security"]);
+    const erasure = await forget(space, security, { handle: subject });
+    expect(erasure.status).toBe(200);
+    if (erasure.status !== 200) return;
+    expect(erasure.receipt.counts.events).toBe(2);
+    expect(await verifies(erasure.receipt, (await receiptKey(space, security)).jwk)).toBe(true);
+    expect(await query(space, "SELECT kind FROM timers WHERE kind IN ('forget.run', 'forget.sign')")).toEqual([]);
+    expect(await erasureOf(await receiptResponse(space, security, erasure.receipt.receipt_id))).toEqual(erasure);
+    expect(await scanFor(space, ["15555550153", "small.subject"])).toEqual([]);
   });
 
   it("publishes the receipt key to any key and any person of the tenant; keys rotate and old receipts keep their kid", async () => {

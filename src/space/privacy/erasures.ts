@@ -6,8 +6,8 @@ import { normalizeHandle } from "../identity/handles";
 import { membersOf, rootOf } from "../identity/profiles";
 import { importsOpenAt } from "../imports/erasure";
 import { catchUpIndex } from "../search/backlog";
-import { setTimer, type Timer } from "../timers";
-import { type ErasureJob, rowsFor, step } from "./erasure-steps";
+import { deleteTimers, setTimer, type Timer } from "../timers";
+import { type ErasureJob, type ErasurePhase, rowsFor, step } from "./erasure-steps";
 import { cutSubject, type ErasedFile } from "./identity-cut";
 import { type ErasureCounts, noCounts, type Receipt } from "./receipts";
 import { foldInboxes } from "./session-erasure";
@@ -33,6 +33,16 @@ export type { ErasureJob } from "./erasure-steps";
  * twice the erasure's time (docs/performance.md, "The erasure").
  */
 export const SLICE_MS = 5;
+/**
+ * The first slice, in the forget request, erases the subject's rows within `SLICE_MS` like any
+ * other; once they are all gone it may go on this much longer for the phases whose cost is the
+ * space's, not the subject's (the purge's merge, the sweeps, the tidy: about 9 ms by their
+ * estimates, more than a slice), so that a small subject is done, and its receipt signed, before
+ * the answer. The request is the caller's own, and rare.
+ */
+export const REQUEST_FINISH_MS = 20;
+/** The phases after the subject's own rows. */
+const SPACE_PHASES: readonly ErasurePhase[] = ["purge", "owners", "served", "tidy"];
 /** Retention's slices (`retention.ts`): steps while the stopwatch shows less than this... */
 export const SLICE_BUDGET_MS = 8;
 /** ...and at most this many steps. */
@@ -112,10 +122,11 @@ function runningErasureOf(sql: SqlStorage, input: ForgetInput): string | null {
 }
 
 /**
- * One slice of an erasure; the next is due at once until the data is erased, then the signing.
- * Returns whether the receipt is ready to be signed.
+ * One slice of an erasure (`finishMs`: what the slice may add for the last phases, in the
+ * request); the next is due at once until the data is erased, then the signing. Returns whether
+ * the receipt is ready to be signed.
  */
-export function continueErasure(sql: SqlStorage, job: ErasureJob, now: number, stopwatch: () => number): boolean {
+export function continueErasure(sql: SqlStorage, job: ErasureJob, now: number, stopwatch: () => number, finishMs = 0): boolean {
   const started = stopwatch();
   const counts: Partial<ErasureCounts> = { ...job.counts };
   const add = (name: keyof ErasureCounts, n: number) => {
@@ -134,7 +145,8 @@ export function continueErasure(sql: SqlStorage, job: ErasureJob, now: number, s
     estimated += taken.costMs;
     if (!next) break;
     const took = Math.max(stopwatch() - before, taken.costMs);
-    const left = SLICE_MS - Math.max(stopwatch() - started, estimated);
+    const budget = SLICE_MS + (SPACE_PHASES.includes(next.phase) ? finishMs : 0);
+    const left = budget - Math.max(stopwatch() - started, estimated);
     rows = rowsFor(next.phase, left, next.phase === phase ? took / taken.rows : null);
     if (rows === 0) break;
   }
@@ -143,6 +155,8 @@ export function continueErasure(sql: SqlStorage, job: ErasureJob, now: number, s
     return false;
   }
   addCounts(sql, job.receiptId, counts);
+  // Done in the request: the timer the request set is not needed.
+  deleteTimers(sql, "forget.run", [job.receiptId]);
   sql.exec("UPDATE erasures SET state = 'signing' WHERE receipt_id = ? AND state = 'running'", job.receiptId);
   retrySigning(sql, { kind: "forget.sign", key: job.receiptId, dueAt: now, payload: { files: job.files } }, now);
   return true;

@@ -12,7 +12,7 @@ import { deleteErasedMedia } from "../media/erasure";
 import { forgetReadings } from "../memory/speech-acts";
 import { forgetVocabulary } from "../memory/vocabulary";
 import type { SpaceRequests } from "../requests";
-import { continueErasure, type ErasureView, erasureView, requestErasure } from "./erasures";
+import { continueErasure, type ErasureView, erasureView, REQUEST_FINISH_MS, requestErasure } from "./erasures";
 import { receiptKeyById } from "./receipt-keys";
 import { ReceiptSigner } from "./receipt-signer";
 
@@ -48,7 +48,7 @@ export class PrivacyRequests {
         (_caller, now, subject) => {
           const { receiptId, members, job } = requestErasure(space.sql, subject, now);
           this.#forgetHeld(members);
-          if (job) continueErasure(space.sql, job, now, () => performance.now());
+          if (job) continueErasure(space.sql, job, now, () => performance.now(), REQUEST_FINISH_MS);
           return { receipt_id: receiptId };
         },
         input,
