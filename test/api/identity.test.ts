@@ -485,7 +485,8 @@ describe("undo needs a person with role review and an Idempotency-Key; a resend 
     expect(first.undone).toBe(true);
     const again = await undo(space, mergeIds[0] ?? "", reviewer, key);
     expect(again).toEqual(first);
-    // Another person of the space sending the same request with the key also gets the kept answer.
+    // Kept answers are the caller's own: another person with the same key is a fresh request,
+    // which finds the merge undone already and answers it as it stands (the same record).
     expect(await undo(space, mergeIds[0] ?? "", await personToken(space, ["admin"]), key)).toEqual(first);
 
     await expectProblem(await undoResponse(space, mergeIds[1] ?? "", reviewer, key), 409, "conflict");

@@ -2,9 +2,9 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ProfileSchema, SuggestionPageSchema, SuggestionSchema } from "../../src/contract/identity";
 import type { SpaceObject } from "../../src/space/object";
-import { personToken } from "../support/identity";
+import { identifyItem, personToken } from "../support/identity";
 import { runAlarms } from "../support/memory";
-import { batch, call, createSpace, json, message, type Space } from "../support/seed";
+import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
 
 function stub(space: Space) {
   return env.SPACE.get(env.SPACE.idFromName(space.name));
@@ -321,5 +321,129 @@ describe("POST /v1/identity/suggestions/{id}/accept", () => {
     expect(profile.identifiers.map((identifier) => identifier.handle_id).sort()).toEqual(
       [suggestion.handle_a, suggestion.handle_b].sort(),
     );
+  });
+});
+
+describe("reviewing suggestions: the list, verdicts on decided ones, who may", () => {
+  /** Three pairs, each a suggestion: the same name and postal code twice over. */
+  async function threePairs() {
+    const space = await createSpace();
+    await json(
+      await batch(space, [
+        customer("+15555550141", { name: "Ines Barros", postal_code: "4000" }),
+        customer("+15555550142", { name: "ines barros", postal_code: "4000" }),
+        customer("+15555550143", { name: "Teo Halvorsen", postal_code: "5000" }),
+        customer("+15555550144", { name: "teo halvorsen", postal_code: "5000" }),
+        customer("+15555550145", { name: "Ruth Abiodun", postal_code: "6000" }),
+        customer("+15555550146", { name: "ruth abiodun", postal_code: "6000" }),
+      ]),
+      200,
+    );
+    await runJob(space);
+    const found = (await suggestions(space)).data;
+    expect(found).toHaveLength(3);
+    return { space, found };
+  }
+
+  const verdict = (space: Space, id: string, action: "accept" | "dismiss", token: string) =>
+    post(space, `/v1/identity/suggestions/${id}/${action}`, crypto.randomUUID(), token);
+
+  it("filters by status and pages with issued cursors", async () => {
+    const { space, found } = await threePairs();
+    const [first] = found;
+    await json(await verdict(space, first?.suggestion_id ?? "", "dismiss", space.key), 200);
+    expect((await suggestions(space, "?status=open")).data.map((entry) => entry.status)).toEqual(["open", "open"]);
+    expect((await suggestions(space, "?status=rejected")).data.map((entry) => entry.suggestion_id)).toEqual([
+      first?.suggestion_id,
+    ]);
+    expect((await suggestions(space, "?status=accepted")).data).toEqual([]);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof suggestions>> = await suggestions(
+        space,
+        `?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
+      expect(page.data.length).toBeLessThanOrEqual(1);
+      seen.push(...page.data.map((entry) => entry.suggestion_id));
+      cursor = page.next_cursor;
+    } while (cursor !== null && seen.length < 10);
+    expect(seen).toEqual(found.map((entry) => entry.suggestion_id));
+  });
+
+  it("answers a verdict on a decided suggestion as it stands: no second merge, an accepted one stays accepted, a dismissed one may be accepted", async () => {
+    const { space, found } = await threePairs();
+    const [one, two] = found;
+    const review = await personToken(space, ["review"]);
+    const accepted = SuggestionSchema.parse(await json(await verdict(space, one?.suggestion_id ?? "", "accept", review), 200));
+    expect(accepted.status).toBe("accepted");
+    const again = SuggestionSchema.parse(await json(await verdict(space, one?.suggestion_id ?? "", "accept", review), 200));
+    expect(again.status).toBe("accepted");
+    const merged = ProfileSchema.parse(
+      await json(await call("GET", `/spaces/${space.name}/v1/profiles/${one?.profile_a}`, { token: space.key }), 200),
+    );
+    expect(merged.merges).toHaveLength(1);
+    const dismissed = SuggestionSchema.parse(await json(await verdict(space, one?.suggestion_id ?? "", "dismiss", review), 200));
+    expect(dismissed.status).toBe("accepted");
+    await json(await verdict(space, two?.suggestion_id ?? "", "dismiss", review), 200);
+    const changedMind = SuggestionSchema.parse(await json(await verdict(space, two?.suggestion_id ?? "", "accept", review), 200));
+    expect(changedMind.status).toBe("accepted");
+    const second = ProfileSchema.parse(
+      await json(await call("GET", `/spaces/${space.name}/v1/profiles/${two?.profile_b}`, { token: space.key }), 200),
+    );
+    expect(second.merges.map((merge) => merge.method)).toEqual(["review"]);
+  });
+
+  it("is read and decided by keys with identify and people with review; everyone else is 403", async () => {
+    const { space, found } = await threePairs();
+    const id = found[0]?.suggestion_id ?? "";
+    const list = (token: string) => call("GET", `/spaces/${space.name}/v1/identity/suggestions`, { token });
+    const contextKey = (await createKey(space.tenant.token, space.sourceId, ["context", "track"])).key;
+    for (const response of [await list(contextKey), await verdict(space, id, "dismiss", contextKey)]) {
+      expect((await json<{ code: string }>(response, 403)).code).toBe("scope_missing");
+    }
+    for (const roles of [["security"], ["integration"], ["analysis"], ["vendor"]]) {
+      const token = await personToken(space, roles, roles[0] === "vendor" ? [space.sourceId] : undefined);
+      for (const response of [
+        await list(token),
+        await verdict(space, id, "dismiss", token),
+        await verdict(space, id, "accept", token),
+      ]) {
+        expect((await json<{ code: string }>(response, 403)).code, roles[0]).toBe("forbidden");
+      }
+    }
+    const review = await personToken(space, ["review"]);
+    expect(SuggestionPageSchema.parse(await json(await list(review), 200)).data).toHaveLength(3);
+    // Nothing was decided by the refused calls.
+    expect((await suggestions(space, "?status=open")).data).toHaveLength(3);
+  });
+
+  it("withdraws an open suggestion once its profiles are merged by other means", async () => {
+    const { space, found } = await threePairs();
+    await json(
+      await batch(space, [
+        identifyItem([
+          { type: "phone_e164", value: "+15555550141" },
+          { type: "phone_e164", value: "+15555550142" },
+        ]),
+      ]),
+      200,
+    );
+    await runJob(space, 120_000);
+    expect((await suggestions(space)).data.map((entry) => entry.suggestion_id)).toEqual(
+      found.slice(1).map((entry) => entry.suggestion_id),
+    );
+  });
+
+  it("refuses a threshold outside 0.5 to 0.9999", async () => {
+    const space = await createSpace();
+    for (const suggestion_threshold of [0.49, 1, 2]) {
+      const response = await call("PUT", `/control/v1/spaces/${space.spaceId}/config`, {
+        token: space.tenant.token,
+        body: { values: { suggestion_threshold } },
+      });
+      expect((await json<{ code: string }>(response, 422)).code).toBe("invalid_input");
+    }
+    await configure(space, { suggestion_threshold: 0.9999 });
   });
 });
