@@ -653,6 +653,23 @@ describe("a vendor person sees only what the sources of their binding wrote; els
     expect(seen.merges).toEqual([]);
     expect((await getProfile(space, young)).merges).toHaveLength(1);
   });
+
+  it("shows a vendor only the links their sources wrote", async () => {
+    const ours = await link(space, {
+      person: { handle: phone(PHONE_A) },
+      organization: { handle: systemId("acct-vendor-1", "crm") },
+      kind: "account",
+    });
+    const theirs = await link(
+      space,
+      { person: { handle: phone(PHONE_A) }, organization: { handle: systemId("acct-vendor-2", "crm") }, kind: "partner" },
+      second.key,
+    );
+    const linkIds = async (token: string) => (await getProfile(space, shared, token)).links.map((entry) => entry.link_id).sort();
+    expect(await linkIds(await personToken(space, ["vendor"], [space.sourceId]))).toEqual([ours.link_id]);
+    expect(await linkIds(await personToken(space, ["vendor"], [second.sourceId]))).toEqual([theirs.link_id]);
+    expect(await linkIds(await personToken(space, ["review"]))).toEqual([ours.link_id, theirs.link_id].sort());
+  });
 });
 
 describe("lookup finds the profile that holds a handle, answers 404 for an unknown one, and creates nothing", () => {

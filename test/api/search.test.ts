@@ -340,6 +340,30 @@ describe("POST /v1/search: who may search", () => {
     const all = await search(space, { query: "invoice" });
     expect(all.results.filter((result) => result.kind === "message")).toHaveLength(2);
   });
+
+  it("shows a vendor an episode of their sources alone, never one whose events came from another source too", async () => {
+    const space = await frozenSpace();
+    const second = await createSource(space, ["track"]);
+    // Alice's conversation has events of both sources; Bob's of the second source alone.
+    await json(await batch(space, [says(ALICE, "my wardrobe door is cracked")]), 200);
+    await json(
+      await batch(
+        space,
+        [says(ALICE, "a new wardrobe door ships tomorrow", { speaker: { role: "ai_agent" } }), says(BOB, "the wardrobe arrived")],
+        second.key,
+      ),
+      200,
+    );
+    await later(space, 1_000);
+    const episodesOf = (page: SearchPage) =>
+      page.results.filter((result) => result.kind === "episode").map((result) => result.profile_id);
+    const [alice, bob] = [(await lookup(space, ALICE)).profile_id, (await lookup(space, BOB)).profile_id];
+    expect(episodesOf(await search(space, { query: "wardrobe", mode: "fts5" })).sort()).toEqual([alice, bob].sort());
+    const vendor = await personToken(space, ["vendor"], [second.sourceId]);
+    const seen = await search(space, { query: "wardrobe", mode: "fts5" }, vendor);
+    expect(episodesOf(seen)).toEqual([bob]);
+    expect(seen.results.filter((result) => result.kind === "message")).toHaveLength(2);
+  });
 });
 
 describe("POST /v1/search: input", () => {
