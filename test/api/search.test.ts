@@ -417,7 +417,15 @@ describe("POST /v1/search: input", () => {
     expect(phrase.results.map((result) => result.snippet)).toEqual(["the **refund reached** my **card**"]);
     const prefix = await search(space, { query: "decl*", mode: "fts5", handle: ALICE });
     expect(prefix.results).toHaveLength(1);
-    for (const query of ['"unbalanced', "AND OR (", "refund) OR (card", "nosuchcolumn : refund", "NEAR(", "*"]) {
+    for (const query of [
+      '"unbalanced',
+      "AND OR (",
+      "refund) OR (card",
+      "nosuchcolumn : refund",
+      "NEAR(",
+      "*",
+      "refund\u0000card",
+    ]) {
       const problem = await expectProblem(await searchResponse(space, { query, mode: "fts5" }), 422, "invalid_input");
       expect(problem.detail, query).toBe("query: fts5_syntax_error");
     }

@@ -27,6 +27,23 @@ describe("traits from attributes", () => {
     });
   });
 
+  it("reads every documented synonym of each trait", () => {
+    const read = (attributes: Record<string, string>) => Object.fromEntries(traitsOf(attributes));
+    for (const name of ["first_name", "forename", "given_name"]) expect(read({ [name]: "Ana" })).toEqual({ given_name: "ana" });
+    for (const name of ["last_name", "surname", "family_name"])
+      expect(read({ [name]: "Lopez" })).toEqual({ family_name: "lopez" });
+    for (const name of ["name", "full_name"])
+      expect(read({ [name]: "Ana Lopez" })).toEqual({ given_name: "ana", family_name: "lopez" });
+    for (const name of ["date_of_birth", "dob", "birth_date", "birthdate"]) {
+      expect(read({ [name]: "1980-05-17" })).toEqual({ birth_date: "19800517" });
+    }
+    for (const name of ["postal_code", "postcode", "zip", "zip_code"])
+      expect(read({ [name]: "2000" })).toEqual({ postal_code: "2000" });
+    for (const name of ["street", "address", "street_address"])
+      expect(read({ [name]: "1 Main St" })).toEqual({ street: "1 main street" });
+    for (const name of ["suburb", "city", "town", "locality"]) expect(read({ [name]: "Glebe" })).toEqual({ locality: "glebe" });
+  });
+
   it("given and family names of their own win over a full name's parts", () => {
     const traits = Object.fromEntries(traitsOf({ name: "John Smith", given_name: "Jon", surname: "Smyth" }));
     expect(traits).toEqual({ given_name: "jon", family_name: "smyth" });
@@ -83,7 +100,16 @@ describe("blocking keys", () => {
     expect(blockingKeys({})).toEqual([]);
   });
 
-  it("caps a key at a number of profiles", () => {
-    expect(MAX_BLOCK).toBeGreaterThanOrEqual(20);
+  it("keys an e-mail's local part and a phone's national number, so records sharing only those meet", () => {
+    const [a, b] = [
+      blockingKeys({ email_local: ["ana.lopez"], phone_national: ["612345678"] }),
+      blockingKeys({ given_name: ["anna"], email_local: ["ana.lopez"] }),
+    ];
+    expect(a.sort()).toEqual(["e:ana.lopez", "t:612345678"]);
+    expect(a.filter((key) => b.includes(key))).toEqual(["e:ana.lopez"]);
+  });
+
+  it("caps a key at the documented 50 profiles", () => {
+    expect(MAX_BLOCK).toBe(50);
   });
 });
