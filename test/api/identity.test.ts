@@ -803,6 +803,8 @@ describe("links tie a person to an account or partner, show on both profiles, an
     expect(again).toEqual(first);
     expect(await query(space, "SELECT link_id FROM links")).toHaveLength(1);
     await expectProblem(await linkResponse(space, { ...body, kind: "partner" }, space.key, key), 409, "conflict");
+    // A malformed body is checked before the key's record: 422 whatever the key did before.
+    await expectProblem(await linkResponse(space, { ...body, kind: "cousin" }, space.key, key), 422, "invalid_input");
     await expectProblem(await linkResponse(space, body, space.key, null), 422, "invalid_input");
     await expectProblem(await linkResponse(space, body, space.key, "k".repeat(257)), 422, "invalid_input");
     expect(await query(space, "SELECT link_id FROM links")).toHaveLength(1);
