@@ -218,6 +218,28 @@ describe("exports are erasable", () => {
   });
 });
 
+describe("an export erased while it is written", () => {
+  it("stops at its next slice and leaves no file in R2, and nothing of it answers", async () => {
+    const { space, security } = await seed();
+    await runInDurableObject(stub(space), (instance: SpaceObject) => {
+      instance.exportJobs.linesPerSlice = 1;
+      instance.exportJobs.inlineMs = 0;
+    });
+    const started = await exportRecord(await postExport(space, { handle: phone(A_PHONE) }, security), 202);
+    const receipt = await forgotten(space, security, { handle: phone(A_PHONE) });
+    expect(receipt.counts).toMatchObject({ exports: 1 });
+    // The export's timer comes due after the erasure: its slices find nothing to write.
+    await later(space, 120_000);
+    await expectProblem(await getExport(space, started.export_id, security), 404, "not_found");
+    const left = await runInDurableObject(stub(space), async (_instance: SpaceObject, state) => ({
+      files: (await env.FILES.list({ prefix: `spaces/${space.name}/exports/` })).objects.map((object) => object.key),
+      rows: state.storage.sql.exec("SELECT export_id FROM exports UNION ALL SELECT export_id FROM export_profiles").toArray(),
+      timers: state.storage.sql.exec("SELECT kind FROM timers WHERE kind LIKE 'export.%'").toArray(),
+    }));
+    expect(left).toEqual({ files: [], rows: [], timers: [] });
+  });
+});
+
 describe("exports larger than one R2 part", () => {
   it("writes a file of several 5 MiB parts as one multipart object, whole and in order", async () => {
     const space = await createSpace();

@@ -452,6 +452,71 @@ describe("POST /v1/forget: access, the key, the subject", () => {
     expect(await scanFor(space, ["15555550153", "small.subject"])).toEqual([]);
   });
 
+  it("erases by profile id, a merged-away id naming its survivor; a second request while one runs answers that erasure", async () => {
+    const space = await createSpace();
+    const [first, second] = [phone("+15555550154"), email("merged.away@example.com")];
+    await accept(space, [message({ handles: [first] }), message({ handles: [second], channel: "email", conversation_id: "m" })]);
+    const mergedAway = (
+      await json<{ profile_id: string }>(
+        await call("POST", path(space, "/v1/profiles/lookup"), { token: space.key, body: { handle: second } }),
+        200,
+      )
+    ).profile_id;
+    await accept(space, [identifyItem([first, second])]);
+    // Sessions enough that the erasure runs past the request (about 100 µs a session).
+    await accept(
+      space,
+      Array.from({ length: 80 }, (_, n) => message({ handles: [first], conversation_id: `c-${n}` })),
+    );
+    const security = await personToken(space, ["security"]);
+    const started = await forget(space, security, { profile_id: mergedAway });
+    expect(started.status).toBe(202);
+    if (started.status !== 202) return;
+    // Named again, by a handle or the id, with another key: the same erasure, still running.
+    for (const body of [{ handle: first }, { profile_id: mergedAway }]) {
+      const again = await forget(space, security, body);
+      expect(again).toEqual({ status: 202, receiptId: started.receiptId });
+    }
+    await runAlarms(space);
+    const done = await erasureOf(await receiptResponse(space, security, started.receiptId));
+    expect(done.status).toBe(200);
+    if (done.status !== 200) return;
+    expect(done.receipt.counts).toMatchObject({ profiles: 2, handles: 2, events: 83 });
+    await expectProblem(await forgetResponse(space, security, { profile_id: mergedAway }), 404, "not_found");
+    expect(await scanFor(space, ["15555550154", "merged.away"])).toEqual([]);
+  });
+
+  it("names the subject by a keyed hash of its handles: the documented HMAC under the space's own key, not a plain digest", async () => {
+    const space = await createSpace();
+    const handles = [phone("+15555550155"), email("hashed.subject@example.com")];
+    await accept(space, [message({ handles })]);
+    const security = await personToken(space, ["security"]);
+    const receipt = await forgotten(space, security, { handle: handles[0] });
+    const [{ secret }] = (await query<{ secret: string }>(space, "SELECT secret FROM signing_keys WHERE name = 'subject'")) as [
+      { secret: string },
+    ];
+    const text = ["email\n\nhashed.subject@example.com", "phone_e164\n\n+15555550155"].sort().join("\n\n");
+    const bytes = new TextEncoder().encode(text);
+    const key = await crypto.subtle.importKey(
+      "raw",
+      Uint8Array.from(secret.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16)),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    const encode = (buffer: ArrayBuffer) =>
+      btoa(String.fromCharCode(...new Uint8Array(buffer)))
+        .replaceAll("+", "-")
+        .replaceAll("/", "_")
+        .replace(/=+$/, "");
+    expect(receipt.subject_hash).toBe(encode(await crypto.subtle.sign("HMAC", key, bytes)));
+    expect(receipt.subject_hash).not.toBe(encode(await crypto.subtle.digest("SHA-256", bytes)));
+    // Another subject of the space: another hash.
+    await accept(space, [message({ handles: [phone("+15555550156")] })]);
+    const other = await forgotten(space, security, { handle: phone("+15555550156") });
+    expect(other.subject_hash).not.toBe(receipt.subject_hash);
+  });
+
   it("publishes the receipt key to any key and any person of the tenant; keys rotate and old receipts keep their kid", async () => {
     const space = await createSpace();
     const security = await personToken(space, ["security"]);
