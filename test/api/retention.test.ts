@@ -29,10 +29,18 @@ describe("retention_days: old events' content erased daily", () => {
         said("old-1", t0 - 20 * DAY, "My amberquill lamp arrived broken."),
         said("old-1", t0 - 20 * DAY + 60_000, "I prefer e-mail, amberquill please"),
         said("new-1", t0 - DAY, "The tealstone lamp works, thanks."),
+        // One e-mail session (a 72-hour window) across the cutoff the later run has (about t0 - 12 days).
+        { ...said("mail-1", t0 - 13 * DAY, "My brassfern invoice is wrong."), channel: "email" },
+        { ...said("mail-1", t0 - 11 * DAY, "The copperwick refund arrived."), channel: "email" },
       ]),
       200,
     );
-    expect(answer).toEqual({ accepted: 3, duplicates: 0, errors: [] });
+    expect(answer).toEqual({ accepted: 5, duplicates: 0, errors: [] });
+    const [mailSession] = await query<{ n: number }>(
+      space,
+      "SELECT count(DISTINCT session_id) AS n FROM items WHERE conversation_id = 'mail-1'",
+    );
+    expect(mailSession?.n).toBe(1);
     await later(space, 2 * DAY);
     for (let round = 0; round < 3; round++) await later(space, 60_000);
     const before = await fullContext(space, { handle: CUSTOMER });
@@ -52,10 +60,14 @@ describe("retention_days: old events' content erased daily", () => {
     expect(await scanFor(space, ["amberquil", "arrived broken"])).toEqual([]);
     const after = await fullContext(space, { handle: CUSTOMER });
     expect(after.memory.facts.map((fact) => fact.value)).not.toContain("e-mail");
-    expect(after.memory.episodes.map((episode) => episode.conversation_id)).toEqual(["new-1"]);
+    expect(after.memory.episodes.map((episode) => episode.conversation_id).sort()).toEqual(["mail-1", "new-1"]);
     expect((await search(space, { query: "tealstone" })).results.length).toBeGreaterThan(0);
+    // The session across the cutoff keeps its newer event and is compiled again from it alone.
+    expect(await scanFor(space, ["brassfern"])).toEqual([]);
+    const mail = await search(space, { query: "copperwick" });
+    expect(mail.results.map((result) => result.kind)).toContain("message");
     // The tombstones stay: a resent batch of the old events is a duplicate.
-    expect(await query(space, "SELECT count(*) AS n FROM items WHERE type = 'erased'")).toEqual([{ n: 2 }]);
+    expect(await query(space, "SELECT count(*) AS n FROM items WHERE type = 'erased'")).toEqual([{ n: 3 }]);
     expect(await query(space, "SELECT job FROM job_runs WHERE job = 'retention'")).toEqual([{ job: "retention" }]);
   });
 

@@ -1,6 +1,6 @@
 import type { Derivation } from "../memory/derivation";
 import type { SessionRecord } from "../memory/sessions";
-import { rememberTurns, wordsBefore } from "./neighbours";
+import { NEAR_TURNS, rememberTurns, wordsBefore } from "./neighbours";
 import { stemsOf } from "./stems";
 import { ftsString, idToken } from "./tokens";
 
@@ -93,6 +93,42 @@ export function indexMessages(sql: SqlStorage, messages: readonly StoredMessage[
     if (message.transcript) rows.push({ ...entry, text: message.transcript, stems: transcript, kind: "transcript" });
   }
   insertRows(sql, rows);
+}
+
+/**
+ * After a session's oldest turns were erased (retention), the first `NEAR_TURNS` turns left held
+ * the erased turns' words as their near words: each is given the words of the turns now before it
+ * (none for the first), so that no word of an erased turn stays in a kept row. The caller merges
+ * the index's segments afterwards, as after any delete.
+ */
+export function renewNearWords(sql: SqlStorage, sessionId: string): void {
+  const first = sql
+    .exec<{ seq: number; occurred_at: number; item_id: string; profile_id: string | null }>(
+      `SELECT e.seq, e.occurred_at, i.item_id, i.profile_id FROM session_events e
+       CROSS JOIN search_turns t ON t.seq = e.seq CROSS JOIN items i ON i.seq = e.seq
+       WHERE e.session_id = ? ORDER BY e.occurred_at, e.seq LIMIT ?`,
+      sessionId,
+      NEAR_TURNS,
+    )
+    .toArray();
+  const profiles = [...new Set(first.map((turn) => turn.profile_id).filter((id) => id !== null))];
+  if (profiles.length === 0) return;
+  const near = wordsBefore(
+    sql,
+    first.map((turn) => ({ seq: turn.seq, sessionId, occurredAt: turn.occurred_at })),
+  );
+  const seqOf = new Map(first.map((turn) => [turn.item_id, turn.seq]));
+  const rows = sql
+    .exec<{ rowid: number; ref_id: string }>(
+      `SELECT rowid, ref_id FROM search_index WHERE search_index MATCH ? AND kind IN ('message', 'transcript')
+         AND ref_id IN (SELECT value FROM json_each(?))`,
+      `profile : (${profiles.map((id) => ftsString(idToken(id))).join(" OR ")})`,
+      JSON.stringify([...seqOf.keys()]),
+    )
+    .toArray();
+  for (const { rowid, ref_id } of rows) {
+    sql.exec("UPDATE search_stems SET near = ? WHERE rowid = ?", (near.get(seqOf.get(ref_id) ?? -1) ?? []).join(" "), rowid);
+  }
 }
 
 /** A compiled session as the index takes it: its episode's searchable text, its derivations, its events' sources. */
