@@ -63,6 +63,16 @@ async function populated() {
       );
     }
   }
+  // An order the subject owns: an item naming it alone is the subject's.
+  items.push(
+    message({
+      handles: [phone(SUBJECT)],
+      conversation_id: "subject-0",
+      occurred_at: at(t0 + 5000),
+      object: { object_type: "order", object_id: "o-marrow-1" },
+      content: { type: "text", text: "About my marrowlyne order." },
+    }),
+  );
   items.push(
     message({
       handles: [phone(OTHER)],
@@ -87,18 +97,30 @@ describe("POST /v1/forget: what arrives for the subject during a sliced erasure"
     const otherFact = other.memory.facts[0]?.fact_id;
     expect([subjectFact, subjectQuestion, otherFact].every((id) => typeof id === "string")).toBe(true);
 
+    const subjectProfile = subject.profile_id;
     const started = await forget(space, security, { handle: phone(SUBJECT) });
     expect(started.status).toBe(202);
     if (started.status !== 202) return;
 
-    // Batches during the erasure: each item naming the subject is accepted and stored as its tombstone.
+    // Batches during the erasure: each item naming the subject (by a handle, its profile id or
+    // an object it owned) is accepted and stored as its tombstone.
     const during = [
       message({ handles: [phone(SUBJECT)], content: { type: "text", text: "marrowlyne again, still waiting" } }),
       message({ handles: [phone(SUBJECT), email(NEW_EMAIL)], content: { type: "text", text: "marrowlyne from my new mail" } }),
       message({ handles: [phone(OTHER), phone(SUBJECT)], conversation_id: "other-1", content: { type: "text", text: "hi" } }),
       identifyItem([phone(SUBJECT), email(MERGE_EMAIL)]),
+      message({
+        handles: undefined,
+        subject: { profile_id: subjectProfile },
+        content: { type: "text", text: "marrowlyne by id" },
+      }),
+      message({
+        handles: undefined,
+        object: { object_type: "order", object_id: "o-marrow-1" },
+        content: { type: "text", text: "marrowlyne order shipped" },
+      }),
     ];
-    expect(await accepted(space, during)).toEqual({ accepted: 4, duplicates: 0, errors: [] });
+    expect(await accepted(space, during)).toEqual({ accepted: 6, duplicates: 0, errors: [] });
     const keys = JSON.stringify(during.map((item) => item.idempotency_key));
     expect(
       await query(
@@ -161,19 +183,19 @@ describe("POST /v1/forget: what arrives for the subject during a sliced erasure"
     const stood = await moveClock(space, 0);
     await restartSpaceObject(space);
     await moveClock(space, stood - Date.now());
-    expect(await accepted(space, during)).toEqual({ accepted: 0, duplicates: 4, errors: [] });
+    expect(await accepted(space, during)).toEqual({ accepted: 0, duplicates: during.length, errors: [] });
     await runAlarms(space);
     const done = await erasureOf(await receiptResponse(space, security, started.receiptId));
     expect(done.status).toBe(200);
     if (done.status !== 200) return;
-    expect(done.receipt.counts.events).toBe(40 * 3 + during.length);
+    expect(done.receipt.counts.events).toBe(40 * 3 + 1 + during.length);
 
     // Nothing of the subject, before or during, is left; the other customer's feedback holds.
     expect(await scanFor(space, WORDS)).toEqual([]);
     expect((await fullContext(space, { handle: phone(OTHER) })).memory.facts.map((fact) => fact.fact_id)).not.toContain(
       otherFact,
     );
-    expect(await accepted(space, during)).toEqual({ accepted: 0, duplicates: 4, errors: [] });
+    expect(await accepted(space, during)).toEqual({ accepted: 0, duplicates: during.length, errors: [] });
 
     // The handle is free: a new event starts a new subject with nothing of the old one.
     await accepted(space, [message({ handles: [phone(SUBJECT)], content: { type: "text", text: "hello, first time here" } })]);
