@@ -77,6 +77,7 @@ async function download(record: ExportRecord): Promise<{ text: string; lines: Re
   const text = new TextDecoder().decode(await response.arrayBuffer());
   expect(response.status, text).toBe(200);
   expect(response.headers.get("content-type")).toBe("application/x-ndjson");
+  expect(response.headers.get("cache-control")).toBe("no-store");
   expect(text.endsWith("\n")).toBe(true);
   return {
     text,
@@ -104,6 +105,17 @@ describe("POST /v1/exports: the subject's data as NDJSON", () => {
 
     const counts = tally(lines);
     expect(counts).toMatchObject({ export: 1, profile: 1, merged_profile: 1, handle: 2, event: 5 });
+    // In the documented order, the header first.
+    const order = ["export", "profile", "merged_profile", "handle", "event", "episode", "fact", "object", "promise", "open_item"];
+    const kinds = lines.map((line) => line.record as string);
+    expect(kinds.filter((kind, i) => kinds[i - 1] !== kind)).toEqual(order.filter((kind) => kinds.includes(kind)));
+    expect(lines[0]).toEqual({
+      record: "export",
+      export_id: record.export_id,
+      space: space.name,
+      profile_id: record.profile_id,
+      created_at: record.created_at,
+    });
     for (const kind of ["episode", "fact", "open_item", "promise", "object"]) expect(counts[kind], kind).toBeGreaterThan(0);
     expect(record.counts).toEqual({
       profiles: 2,

@@ -532,6 +532,21 @@ describe("POST /v1/forget: access, the key, the subject", () => {
     const old = await receiptKey(space, space.key, first.kid);
     expect(await verifies(first, old.jwk)).toBe(true);
     expect(await verifies(second, old.jwk)).toBe(false);
+    // A kid is the key's RFC 7638 thumbprint; a retired key keeps its public half only.
+    for (const { kid, jwk } of [old, await receiptKey(space, space.key)]) {
+      const members = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x });
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(members)));
+      expect(kid).toBe(
+        btoa(String.fromCharCode(...digest))
+          .replaceAll("+", "-")
+          .replaceAll("/", "_")
+          .replace(/=+$/, ""),
+      );
+    }
+    expect(await query(space, "SELECT kid, private_key IS NOT NULL AS held FROM receipt_keys ORDER BY created_at")).toEqual([
+      { kid: first.kid, held: 0 },
+      { kid: second.kid, held: 1 },
+    ]);
     await expectProblem(
       await call("GET", path(space, "/v1/privacy/receipt-key?kid=unknown"), { token: space.key }),
       404,
