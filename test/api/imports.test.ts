@@ -182,6 +182,17 @@ describe("POST /v1/ingest/files: the request", () => {
     const reader = await createKey(space.tenant.token, space.sourceId, ["context"]);
     await expectProblem(await sendFile(space, "email\n", CSV, reader.key), 403, "scope_missing");
     await expectProblem(await sendFile(space, "email\n", CSV, "cms_live_local_bogus"), 401, "unauthenticated");
+    // A person has no source for the items to belong to.
+    const integration = await personToken(space, ["integration"]);
+    await expectProblem(await sendFile(space, "email\n", CSV, integration), 403, "forbidden");
+    // A body of unknown length (no Content-Length): R2 stores a stream of known length only.
+    const unknownLength = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("email\n"));
+        controller.close();
+      },
+    });
+    await expectProblem(await sendFile(space, unknownLength, CSV), 422, "invalid_input");
     expect(await storedFiles(space)).toEqual([]);
     expect(await query(space, "SELECT * FROM imports")).toEqual([]);
   });
@@ -213,8 +224,20 @@ describe("POST /v1/ingest/files: the request", () => {
     const created = await sendFile(space, "", NDJSON, space.key, `?media_ref=${reservation.media_ref}`);
     const { import_id } = ImportCreatedSchema.parse(await json(created, 202));
     expect(await finished(space, import_id)).toMatchObject({ status: "completed", records: 2, accepted: 2 });
-    // Another media type than the upload's, an unknown upload, a body beside the reference.
-    await expectProblem(await sendFile(space, "", CSV, space.key, `?media_ref=${reservation.media_ref}`), 422, "invalid_input");
+    // Another media type than the upload's, an upload not made yet, an unknown upload, a body beside the reference.
+    const other = await expectProblem(
+      await sendFile(space, "", CSV, space.key, `?media_ref=${reservation.media_ref}`),
+      422,
+      "invalid_input",
+    );
+    expect(other.detail).toBe("query.media_ref: reserved_with_another_content_type");
+    const waiting = await reserve(space, new TextEncoder().encode(lines([message()])), { content_type: NDJSON });
+    const early = await expectProblem(
+      await sendFile(space, "", NDJSON, space.key, `?media_ref=${waiting.media_ref}`),
+      422,
+      "invalid_input",
+    );
+    expect(early.detail).toBe("query.media_ref: not_uploaded");
     await expectProblem(await sendFile(space, "", NDJSON, space.key, "?media_ref=nope"), 404, "not_found");
     await expectProblem(
       await sendFile(space, "x", NDJSON, space.key, `?media_ref=${reservation.media_ref}`),
