@@ -256,8 +256,10 @@ describe("GET /v1/audit: a space's governance actions, ids only", () => {
     expect(await spaceLog(space, security, `&actor=${crypto.randomUUID()}`)).toEqual([]);
     const third = all.data[2];
     if (!third) throw new Error("a third entry expected");
-    const from = await spaceLog(space, security, `&action=profile.read&from=${encodeURIComponent(third.at)}`);
+    const from = await spaceLog(space, security, `&from=${encodeURIComponent(third.at)}`);
     expect(from.every((entry) => entry.at >= third.at)).toBe(true);
+    // `from` is included: the entry at that instant is in the answer.
+    expect(from.map((entry) => entry.audit_id)).toContain(third.audit_id);
     const before = await spaceLog(space, security, `&to=${encodeURIComponent(all.data[0]?.at ?? "")}`);
     expect(before).toEqual([]);
 
@@ -266,11 +268,12 @@ describe("GET /v1/audit: a space's governance actions, ids only", () => {
     );
     const cursor = page.next_cursor ?? "";
     const tampered = `${cursor.slice(0, 2)}${cursor[2] === "1" ? "2" : "1"}${cursor.slice(3)}`;
-    await expectProblem(
+    const forged = await expectProblem(
       await call("GET", `/spaces/${space.name}/v1/audit?cursor=${encodeURIComponent(tampered)}`, { token: security }),
       422,
       "invalid_input",
     );
+    expect(forged.detail).toBe("query.cursor: not_issued_by_this_service");
     const other = await createSpace();
     const otherSecurity = await personToken(other, ["security"]);
     await expectProblem(
@@ -302,6 +305,18 @@ describe("GET /v1/audit: a space's governance actions, ids only", () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
       await expectProblem(await call(method, path, { token: space.tenant.token }), 405, "method_not_allowed");
     }
+  });
+
+  it("records no request whose credential is no credential (401): it names nobody", async () => {
+    const space = await createSpace();
+    const security = await personToken(space, ["security"]);
+    const logged = async () => (await spaceLog(space, security)).filter((entry) => entry.action !== "audit.read");
+    const before = await logged();
+    for (const token of ["", "cms_live_local_bogus", `${security.slice(0, -4)}AAAA`]) {
+      const response = await call("GET", `/spaces/${space.name}/v1/profiles/${crypto.randomUUID()}`, { token });
+      expect((await json<{ code: string }>(response, 401)).code).toBe("unauthenticated");
+    }
+    expect(await logged()).toEqual(before);
   });
 });
 
