@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { ProblemSchema } from "../../src/contract/problem";
 import type { SpaceObject } from "../../src/space/object";
+import { personToken } from "../support/identity";
 import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
 import { servedDocument } from "../support/served-document";
 
@@ -79,6 +80,19 @@ describe("rate limits: token buckets per key and per space (config rate_limits)"
       expect(context.profile_id).toBeTruthy();
     }
     expect(await retryAfterOf(await contextRead(space))).toBe(6);
+  });
+
+  it("counts a person's export as a write: refused once the space's writes are spent, while reads still pass", async () => {
+    const space = await createSpace();
+    await json(await batch(space, [message({ handles: [handle] })]), 200);
+    const security = await personToken(space, ["security"]);
+    const now = Date.now();
+    await clockAt(space, now);
+    await json(await configure(space, { rate_limits: { space_per_minute: 10 } }), 200);
+    for (let i = 0; i < 8; i++) await json(await batch(space, [message()]), 200);
+    const exported = call("POST", `/spaces/${space.name}/v1/exports`, { token: security, body: { handle } });
+    await retryAfterOf(await exported);
+    await json(await contextRead(space), 200);
   });
 
   it("limits each key alone with key_per_minute, and the keys together with space_per_minute", async () => {
