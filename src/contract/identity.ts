@@ -159,7 +159,7 @@ export const SuggestionPageSchema = z
       })
       .openapi({
         description:
-          "The offline job that finds suggestions: `waiting` after writes (it starts 30 s after the first), `running` in short slices, then `idle`; its last run. `max_slice_ms` is wall time where the runtime measures it (`wrangler dev`); in production clocks stand still during work and it reads 0.",
+          "The offline job that finds suggestions: `waiting` after writes (it starts once writes have paused for 30 s, at most 5 minutes after the first), `running` in short slices, then `idle`; its last run. `max_slice_ms` is wall time where the runtime measures it (`wrangler dev`); in production clocks stand still during work and it reads 0.",
       }),
   })
   .openapi("IdentitySuggestionPage");

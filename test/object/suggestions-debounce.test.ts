@@ -8,6 +8,8 @@ const dueAt = (sql: SqlStorage) =>
 
 describe("the suggestions job's debounce", () => {
   it("waits for writes to pause for DEBOUNCE_MS, so a burst longer than that makes one run", async () => {
+    // The documented times (docs/api/identity.md): 30 s after writes pause, at most 5 minutes after the first.
+    expect([DEBOUNCE_MS, MAX_DEBOUNCE_MS]).toEqual([30_000, 300_000]);
     await withIntake((_intake, sql) => {
       requestSuggestions(sql, NOW);
       expect(dueAt(sql)).toBe(NOW + DEBOUNCE_MS);

@@ -6530,7 +6530,7 @@ export interface components {
         IdentitySuggestionPage: {
             data: components["schemas"]["IdentitySuggestion"][];
             next_cursor: string | null;
-            /** @description The offline job that finds suggestions: `waiting` after writes (it starts 30 s after the first), `running` in short slices, then `idle`; its last run. `max_slice_ms` is wall time where the runtime measures it (`wrangler dev`); in production clocks stand still during work and it reads 0. */
+            /** @description The offline job that finds suggestions: `waiting` after writes (it starts once writes have paused for 30 s, at most 5 minutes after the first), `running` in short slices, then `idle`; its last run. `max_slice_ms` is wall time where the runtime measures it (`wrangler dev`); in production clocks stand still during work and it reads 0. */
             job: {
                 /** @enum {string} */
                 status: "idle" | "waiting" | "running";
