@@ -181,7 +181,9 @@ export function dropSession(
  */
 export function recompileSession(sql: SqlStorage, session: { sessionId: string; profileId: string }, now: number): void {
   const derived = `session : "${idToken(session.sessionId)}"`;
-  while (deleteSearchRows(sql, searchRowids(sql, derived, DERIVED_ROWS)) === DERIVED_ROWS) {}
+  let deleted: number;
+  do deleted = deleteSearchRows(sql, searchRowids(sql, derived, DERIVED_ROWS));
+  while (deleted === DERIVED_ROWS);
   renewNearWords(sql, session.sessionId);
   queueCompile(sql, new Map([[session.sessionId, { profileId: session.profileId, events: 0 }]]), now);
 }
