@@ -394,6 +394,27 @@ describe("POST /v1/search: input", () => {
     expect(bad.detail).toBe("cursor: not_issued_by_this_service");
   });
 
+  it("answers 20 results by default, equal scores newest first", async () => {
+    const space = await frozenSpace();
+    const t0 = Date.now() - 3_600_000;
+    // The same words in 25 conversations: 25 rows of one score, each dated a minute after the last.
+    const items = Array.from({ length: 25 }, (_, i) =>
+      says(ALICE, "my quorbel parcel is late", {
+        conversation_id: `tie-${i}`,
+        occurred_at: new Date(t0 + i * 60_000).toISOString(),
+      }),
+    );
+    await json(await batch(space, items), 200);
+    const page = await search(space, { query: "quorbel parcel", handle: ALICE, mode: "fts5" });
+    expect(page.results).toHaveLength(20);
+    expect(page.next_cursor).not.toBeNull();
+    const dates = page.results.map((result) => result.occurred_at);
+    expect(dates).toEqual([...dates].sort().reverse());
+    expect(dates[0]).toBe(new Date(t0 + 24 * 60_000).toISOString());
+    const plain = await search(space, { query: "quorbel parcel", handle: ALICE });
+    expect(plain.results.map((result) => result.occurred_at)).toEqual(dates);
+  });
+
   it("refuses unknown fields and a limit over 200 with 422", async () => {
     const space = await frozenSpace();
     for (const body of [{ query: "x", extra: 1 }, { query: "x", limit: 201 }, { query: "" }, {}, { query: "x", mode: "regex" }]) {
