@@ -415,6 +415,33 @@ describe("POST /v1/search: input", () => {
     expect(plain.results.map((result) => result.occurred_at)).toEqual(dates);
   });
 
+  it("answers at most 300 results in fts5 mode, the best by its bm25 first, paging through them", async () => {
+    const space = await frozenSpace();
+    // 320 matching rows, the last 10 of them saying the word three times (a higher bm25).
+    const items = Array.from({ length: 320 }, (_, i) =>
+      says(ALICE, i >= 310 ? "zintle zintle zintle" : `zintle number ${i} and more words here`, { conversation_id: `cap-${i}` }),
+    );
+    await json(await batch(space, items), 200);
+    const seen: SearchPage["results"] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 5; page++) {
+      const answer: SearchPage = await search(space, {
+        query: "zintle",
+        mode: "fts5",
+        limit: 200,
+        ...(cursor ? { cursor } : {}),
+      });
+      seen.push(...answer.results);
+      cursor = answer.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen).toHaveLength(300);
+    expect(new Set(seen.map((result) => result.id)).size).toBe(300);
+    const scores = seen.map((result) => result.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(seen.slice(0, 10).every((result) => result.snippet === "**zintle** **zintle** **zintle**")).toBe(true);
+  });
+
   it("refuses unknown fields and a limit over 200 with 422", async () => {
     const space = await frozenSpace();
     for (const body of [{ query: "x", extra: 1 }, { query: "x", limit: 201 }, { query: "" }, {}, { query: "x", mode: "regex" }]) {
