@@ -280,6 +280,52 @@ describe("exports larger than one R2 part", () => {
   });
 });
 
+describe("an export whose attempt was lost", () => {
+  it("aborts the lost attempt's multipart upload before it starts again, and completes whole", async () => {
+    const space = await createSpace();
+    const t0 = await moveClock(space, 0);
+    const handle = phone("+15555550312");
+    // 8 messages of about 800 KB: more than one 5 MiB part.
+    const texts = Array.from({ length: 8 }, (_, at) => `${`Message ${at} says: ${"all is well here ".repeat(47_000)}`.trim()}`);
+    for (let at = 0; at < texts.length; at += 2) {
+      await accept(
+        space,
+        texts.slice(at, at + 2).map((text, i) => say([handle], t0 - (30 - at - i) * MINUTE, text)),
+      );
+    }
+    const security = await personToken(space, ["security"]);
+    await runInDurableObject(stub(space), (instance: SpaceObject) => {
+      instance.exportJobs.linesPerSlice = 1;
+      instance.exportJobs.inlineMs = 0;
+      // The object dies before its alarm writes the rest: slices are taken by hand below.
+      instance.alarm = async () => undefined;
+    });
+    const started = await exportRecord(await postExport(space, { handle }, security), 202);
+    const uploadOf = async () =>
+      (
+        await query<{ upload_id: string | null }>(space, "SELECT upload_id FROM exports WHERE export_id = ?", started.export_id)
+      )[0]?.upload_id ?? null;
+    let lost: string | null = null;
+    for (let slice = 0; slice < 20 && lost === null; slice++) {
+      await runInDurableObject(stub(space), (instance: SpaceObject) => instance.exportJobs.step(started.export_id));
+      lost = await uploadOf();
+    }
+    expect(lost).not.toBeNull();
+    await restartSpaceObject(space);
+    await later(space, 5_000);
+    await runAlarms(space);
+    const done = await exportRecord(await getExport(space, started.export_id, security), 200);
+    expect(done.state).toBe("completed");
+    const said = (await download(done)).lines
+      .filter((line) => line.record === "event")
+      .map((line) => (line.item as { content: { text: string } }).content.text);
+    expect(said).toEqual(texts);
+    // R2 knows the lost upload no more: a part for it is refused.
+    const key = `spaces/${space.name}/exports/${started.export_id}`;
+    await expect(env.FILES.resumeMultipartUpload(key, lost ?? "").uploadPart(9, "x")).rejects.toThrow();
+  });
+});
+
 describe("exports that cannot finish", () => {
   it("is failed after its third attempt, with no link", async () => {
     const { space, security } = await seed();
