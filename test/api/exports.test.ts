@@ -252,20 +252,29 @@ describe("an export erased while it is written", () => {
   });
 });
 
+/** A subject of `count` messages of about 800 KB each (an export of them spans R2 parts), and a `security` person. */
+async function largeSubject(number: string, count: number) {
+  const space = await createSpace();
+  const t0 = await moveClock(space, 0);
+  const handle = phone(number);
+  const texts = Array.from({ length: count }, (_, at) => `${`Message ${at} says: ${"all is well here ".repeat(47_000)}`.trim()}`);
+  for (let at = 0; at < texts.length; at += 2) {
+    await accept(
+      space,
+      texts.slice(at, at + 2).map((text, i) => say([handle], t0 - (30 - at - i) * MINUTE, text)),
+    );
+  }
+  return { space, handle, texts, security: await personToken(space, ["security"]) };
+}
+
+/** The texts of an export's event lines, in the file's order. */
+const eventTexts = (lines: Record<string, unknown>[]) =>
+  lines.filter((line) => line.record === "event").map((line) => (line.item as { content: { text: string } }).content.text);
+
 describe("exports larger than one R2 part", () => {
   it("writes a file of several 5 MiB parts as one multipart object, whole and in order", async () => {
-    const space = await createSpace();
-    const t0 = await moveClock(space, 0);
-    const handle = phone("+15555550311");
     // 14 messages of about 800 KB: 11 MB, three parts (5 MiB, 5 MiB and the rest).
-    const texts = Array.from({ length: 14 }, (_, at) => `${`Message ${at} says: ${"all is well here ".repeat(47_000)}`.trim()}`);
-    for (let at = 0; at < texts.length; at += 2) {
-      await accept(
-        space,
-        texts.slice(at, at + 2).map((text, i) => say([handle], t0 - (30 - at - i) * MINUTE, text)),
-      );
-    }
-    const security = await personToken(space, ["security"]);
+    const { space, handle, texts, security } = await largeSubject("+15555550311", 14);
     const posted = ExportSchema.parse(await json(await postExport(space, { handle }, security)));
     await runAlarms(space);
     const done = await exportRecord(await getExport(space, posted.export_id, security), 200);
@@ -273,27 +282,14 @@ describe("exports larger than one R2 part", () => {
     expect(done.bytes).toBeGreaterThan(10 * 1024 * 1024);
     const { text, lines } = await download(done);
     expect(new TextEncoder().encode(text).byteLength).toBe(done.bytes);
-    const said = lines
-      .filter((line) => line.record === "event")
-      .map((line) => (line.item as { content: { text: string } }).content.text);
-    expect(said).toEqual(texts);
+    expect(eventTexts(lines)).toEqual(texts);
   });
 });
 
 describe("an export whose attempt was lost", () => {
   it("aborts the lost attempt's multipart upload before it starts again, and completes whole", async () => {
-    const space = await createSpace();
-    const t0 = await moveClock(space, 0);
-    const handle = phone("+15555550312");
     // 8 messages of about 800 KB: more than one 5 MiB part.
-    const texts = Array.from({ length: 8 }, (_, at) => `${`Message ${at} says: ${"all is well here ".repeat(47_000)}`.trim()}`);
-    for (let at = 0; at < texts.length; at += 2) {
-      await accept(
-        space,
-        texts.slice(at, at + 2).map((text, i) => say([handle], t0 - (30 - at - i) * MINUTE, text)),
-      );
-    }
-    const security = await personToken(space, ["security"]);
+    const { space, handle, texts, security } = await largeSubject("+15555550312", 8);
     await runInDurableObject(stub(space), (instance: SpaceObject) => {
       instance.exportJobs.linesPerSlice = 1;
       instance.exportJobs.inlineMs = 0;
@@ -316,10 +312,7 @@ describe("an export whose attempt was lost", () => {
     await runAlarms(space);
     const done = await exportRecord(await getExport(space, started.export_id, security), 200);
     expect(done.state).toBe("completed");
-    const said = (await download(done)).lines
-      .filter((line) => line.record === "event")
-      .map((line) => (line.item as { content: { text: string } }).content.text);
-    expect(said).toEqual(texts);
+    expect(eventTexts((await download(done)).lines)).toEqual(texts);
     // R2 knows the lost upload no more: a part for it is refused.
     const key = `spaces/${space.name}/exports/${started.export_id}`;
     await expect(env.FILES.resumeMultipartUpload(key, lost ?? "").uploadPart(9, "x")).rejects.toThrow();
