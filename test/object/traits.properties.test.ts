@@ -76,7 +76,7 @@ describe("a profile's traits", () => {
               at,
             );
             model.note(traits, at);
-            const read = readTraits(sql, [profileId]).get(profileId) ?? {};
+            const read = readTraits(sql, [profileId])[0] ?? {};
             expect(read).toEqual(model.read());
             if (canonical(read) !== canonical(before)) expect(changesOf(profileId)).toBeGreaterThan(changes);
             if (latestAlready) expect(changesOf(profileId)).toBe(changes);

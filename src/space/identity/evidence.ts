@@ -41,28 +41,32 @@ export function noteTraits(sql: SqlStorage, profileId: string, traits: readonly 
 }
 
 /**
- * Profiles' traits as comparisons read them: per trait the latest value first, then the
- * alternatives most recently given, `VALUES_PER_TRAIT` at most.
+ * Profiles' traits as comparisons read them, in the order of `profileIds`: per trait the latest
+ * value first, then the alternatives most recently given, `VALUES_PER_TRAIT` at most. (By place,
+ * not in a map keyed by profile ids: every new string used as a map key joins the isolate's string
+ * table, whose growth pauses the job: docs/performance.md.)
  */
-export function readTraits(sql: SqlStorage, profileIds: readonly string[]): Map<string, TraitSet> {
-  const out = new Map<string, TraitSet>();
+export function readTraits(sql: SqlStorage, profileIds: readonly string[]): TraitSet[] {
+  const out: TraitSet[] = profileIds.map(() => ({}));
   if (profileIds.length === 0) return out;
-  const rows = sql.exec<{ profile_id: string; trait: string; value: string }>(
-    `SELECT t.profile_id, t.trait, t.value FROM json_each(?) p CROSS JOIN profile_traits t ON t.profile_id = p.value
-     ORDER BY t.profile_id, t.trait, t.noted_at DESC, t.seq DESC`,
+  const rows = sql.exec<{ i: number; trait: string; value: string }>(
+    `SELECT p.key AS i, t.trait, t.value FROM json_each(?) p CROSS JOIN profile_traits t ON t.profile_id = p.value
+     ORDER BY p.key, t.trait, t.noted_at DESC, t.seq DESC`,
     JSON.stringify(profileIds),
   );
   for (const row of rows) {
-    const set = out.get(row.profile_id) ?? {};
+    const set = out[row.i] as TraitSet;
     const values = set[row.trait as Trait] ?? [];
     if (values.length < VALUES_PER_TRAIT) values.push(row.value);
     set[row.trait as Trait] = values;
-    out.set(row.profile_id, set);
   }
   return out;
 }
 
-/** The profiles whose traits changed after `after` (a `trait_changes` seq), up to `through`, `limit` rows at most. */
+/**
+ * The profiles whose traits changed after `after` (a `trait_changes` seq), up to `through`, read
+ * from `limit` rows at most, each once in the order of its first change; `last` is the last row read.
+ */
 export function traitChangesAfter(
   sql: SqlStorage,
   after: number,
@@ -70,14 +74,15 @@ export function traitChangesAfter(
   limit: number,
 ): { profiles: string[]; last: number | null } {
   const rows = sql
-    .exec<{ seq: number; profile_id: string }>(
-      "SELECT seq, profile_id FROM trait_changes WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+    .exec<{ profile_id: string; last: number }>(
+      `WITH read AS (SELECT seq, profile_id FROM trait_changes WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?)
+       SELECT profile_id, (SELECT max(seq) FROM read) AS last FROM read GROUP BY profile_id ORDER BY min(seq)`,
       after,
       through,
       limit,
     )
     .toArray();
-  return { profiles: [...new Set(rows.map((row) => row.profile_id))], last: rows.at(-1)?.seq ?? null };
+  return { profiles: rows.map((row) => row.profile_id), last: rows[0]?.last ?? null };
 }
 
 /** Forgets the changes a run has read (`seq` up to `through`). */

@@ -193,8 +193,7 @@ function changesStep(sql: SqlStorage, state: JobState): JobState {
     countKeyedProfiles(sql, state.newProfiles);
     return { ...then(state, "pairs"), newProfiles: 0 };
   }
-  const traits = readTraits(sql, profiles);
-  const { lids, added } = writeProfiles(sql, new Map(profiles.map((id) => [id, traits.get(id) ?? {}])));
+  const { lids, added } = writeProfiles(sql, profiles, readTraits(sql, profiles));
   // A first run keeps no pairs yet, and compares every pair of every block: nothing to mark.
   if (!state.full) markDirty(sql, lids);
   forgetTraitChanges(sql, state.seq, last);

@@ -76,37 +76,35 @@ interface Existing {
  * Records what a run found for a slice of pairs that reached the threshold, as pairs of the
  * profiles that answer for them now (roots): a new open suggestion; an open one found again
  * (stamped with the run, its score the best of the run's member pairs); a rejected one opened
- * again only on new evidence; an accepted one left alone. One statement reads the roots, the
- * suggestion that holds their pair and, where none does, the handles that will stand for them.
+ * again only on new evidence; an accepted one left alone. One statement reads the roots, keeps
+ * the best member pair of each pair of roots (the first of equals), and reads the suggestion that
+ * holds their pair and, where none does, the handles that will stand for them. (Picked in SQL, not
+ * in a JavaScript map keyed by the roots' ids: every new string used as a map key is added to the
+ * isolate's string table, and its growth, copied at once when full, paused one slice of a run
+ * for 16 to 30 ms: docs/performance.md.)
  */
 export function recordFound(sql: SqlStorage, found: readonly FoundPair[], run: number, now: number): void {
   if (found.length === 0) return;
   const rows = sql
     .exec<Existing>(
       `WITH f AS (
-         SELECT j.key AS i, min(pa.root_id, pb.root_id) AS ra, max(pa.root_id, pb.root_id) AS rb
+         SELECT j.key AS i, min(pa.root_id, pb.root_id) AS ra, max(pa.root_id, pb.root_id) AS rb,
+           row_number() OVER (PARTITION BY min(pa.root_id, pb.root_id), max(pa.root_id, pb.root_id) ORDER BY j.value ->> 2 DESC, j.key) AS nth
          FROM json_each(?) j CROSS JOIN profiles pa CROSS JOIN profiles pb
-         WHERE pa.profile_id = j.value ->> 0 AND pb.profile_id = j.value ->> 1
+         WHERE pa.profile_id = j.value ->> 0 AND pb.profile_id = j.value ->> 1 AND pa.root_id <> pb.root_id
        )
        SELECT f.i, f.ra, f.rb, s.suggestion_id, s.status, s.score, s.pattern, s.co_occurrences, s.run,
-         CASE WHEN s.suggestion_id IS NULL AND f.ra <> f.rb THEN ${firstActiveHandleOf("f.ra")} END AS handle_a,
-         CASE WHEN s.suggestion_id IS NULL AND f.ra <> f.rb THEN ${firstActiveHandleOf("f.rb")} END AS handle_b
-       FROM f LEFT JOIN suggestions s ON s.profile_a = f.ra AND s.profile_b = f.rb`,
-      JSON.stringify(found.map((pair) => [pair.profileA, pair.profileB])),
+         CASE WHEN s.suggestion_id IS NULL THEN ${firstActiveHandleOf("f.ra")} END AS handle_a,
+         CASE WHEN s.suggestion_id IS NULL THEN ${firstActiveHandleOf("f.rb")} END AS handle_b
+       FROM f LEFT JOIN suggestions s ON s.profile_a = f.ra AND s.profile_b = f.rb
+       WHERE f.nth = 1`,
+      JSON.stringify(found.map((pair) => [pair.profileA, pair.profileB, pair.score])),
     )
     .toArray();
-  // The best member pair of each pair of roots.
-  const best = new Map<string, { pair: FoundPair; row: Existing }>();
-  for (const row of rows) {
-    const pair = found[Number(row.i)];
-    if (!pair || row.ra === row.rb) continue;
-    const key = `${row.ra}|${row.rb}`;
-    const seen = best.get(key);
-    if (!seen || pair.score > seen.pair.score) best.set(key, { pair, row });
-  }
   const inserts: (string | number)[][] = [];
   const changed: { id: string; pair: FoundPair }[] = [];
-  for (const { pair, row } of best.values()) {
+  for (const row of rows) {
+    const pair = found[Number(row.i)] as FoundPair;
     if (row.suggestion_id === null) {
       if (row.handle_a && row.handle_b) {
         inserts.push([uuidv7(now), row.ra, row.rb, row.handle_a, row.handle_b, pair.score, pair.pattern, pair.meetings]);

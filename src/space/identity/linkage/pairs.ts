@@ -85,47 +85,46 @@ export function linkageIds(sql: SqlStorage, profileIds: readonly string[]): Map<
 }
 
 /**
- * Writes profiles as the job compares them: their traits, and their blocking keys (only the keys
- * that changed are written; a key that now passes `MAX_BLOCK` profiles keeps only its mark).
- * Answers their linkage ids, and how many of them had no traits before.
+ * Writes profiles (each once) as the job compares them, `traits[i]` those of `profileIds[i]`: their
+ * traits, and their blocking keys (only the keys that changed are written; a key that now passes
+ * `MAX_BLOCK` profiles keeps only its mark). Answers their linkage ids, and how many of them had no
+ * traits before. (Profiles are matched by place, not in maps keyed by their ids: docs/performance.md.)
  */
-export function writeProfiles(sql: SqlStorage, traitsOf: ReadonlyMap<string, TraitSet>): { lids: number[]; added: number } {
-  if (traitsOf.size === 0) return { lids: [], added: 0 };
-  const old = new Map(
-    [
-      ...sql
-        .exec(
-          "SELECT l.profile_id, l.traits IS NOT NULL, l.keys FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
-          JSON.stringify([...traitsOf.keys()]),
-        )
-        .raw<[string, number, string]>(),
-    ].map(([profileId, had, keys]) => [profileId, { had: had === 1, keys: JSON.parse(keys) as string[] }]),
-  );
-  const keysOf = new Map<string, string[]>();
-  const rows: [string, string, string][] = [];
-  for (const [profileId, traits] of traitsOf) {
-    const keys = blockingKeys(traits);
-    keysOf.set(profileId, keys);
-    rows.push([profileId, JSON.stringify(traits), JSON.stringify(keys)]);
+export function writeProfiles(
+  sql: SqlStorage,
+  profileIds: readonly string[],
+  traits: readonly TraitSet[],
+): { lids: number[]; added: number } {
+  if (profileIds.length === 0) return { lids: [], added: 0 };
+  const ids = JSON.stringify(profileIds);
+  const old: { had: boolean; keys: string[] }[] = profileIds.map(() => ({ had: false, keys: [] }));
+  for (const [i, had, keys] of sql
+    .exec(
+      "SELECT p.key, l.traits IS NOT NULL, l.keys FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
+      ids,
+    )
+    .raw<[number, number, string]>()) {
+    old[i] = { had: had === 1, keys: JSON.parse(keys) as string[] };
   }
-  const lids = new Map([
-    ...sql
-      .exec(
-        `INSERT INTO linkage_profiles (profile_id, traits, keys) SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2 FROM json_each(?) r WHERE true
-         ON CONFLICT (profile_id) DO UPDATE SET traits = excluded.traits, keys = excluded.keys RETURNING profile_id, lid`,
-        JSON.stringify(rows),
-      )
-      .raw<[string, number]>(),
-  ]);
+  const keysOf = traits.map(blockingKeys);
+  sql.exec(
+    `INSERT INTO linkage_profiles (profile_id, traits, keys) SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2 FROM json_each(?) r WHERE true
+     ON CONFLICT (profile_id) DO UPDATE SET traits = excluded.traits, keys = excluded.keys`,
+    JSON.stringify(profileIds.map((profileId, i) => [profileId, JSON.stringify(traits[i]), JSON.stringify(keysOf[i])])),
+  );
+  const lids = profileIds.map(() => 0);
+  for (const [i, lid] of sql
+    .exec("SELECT p.key, l.lid FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value", ids)
+    .raw<[number, number]>()) {
+    lids[i] = lid;
+  }
   const gone: [string, number][] = [];
   const added: [string, number][] = [];
-  for (const [profileId, keys] of keysOf) {
-    const lid = lids.get(profileId) as number;
-    const before = new Set(old.get(profileId)?.keys ?? []);
-    const now = new Set(keys);
-    for (const key of before) if (!now.has(key)) gone.push([key, lid]);
-    for (const key of keys) if (!before.has(key)) added.push([key, lid]);
-  }
+  keysOf.forEach((keys, i) => {
+    const [lid, before] = [lids[i] as number, (old[i] as { keys: string[] }).keys];
+    for (const key of before) if (!keys.includes(key)) gone.push([key, lid]);
+    for (const key of keys) if (!before.includes(key)) added.push([key, lid]);
+  });
   if (gone.length > 0) {
     sql.exec(
       "DELETE FROM linkage_keys WHERE (key, lid) IN (SELECT k.value ->> 0, k.value ->> 1 FROM json_each(?) k)",
@@ -133,7 +132,7 @@ export function writeProfiles(sql: SqlStorage, traitsOf: ReadonlyMap<string, Tra
     );
   }
   if (added.length > 0) addKeys(sql, added);
-  return { lids: [...lids.values()], added: [...traitsOf.keys()].filter((profileId) => !old.get(profileId)?.had).length };
+  return { lids, added: old.filter((profile) => !profile.had).length };
 }
 
 /** Adds keys' members, except to keys marked; a key that passes `MAX_BLOCK` members is marked instead. */
@@ -153,8 +152,8 @@ function addKeys(sql: SqlStorage, rows: readonly [string, number][]): void {
   const over = [
     ...sql
       .exec(
-        "SELECT j.value FROM json_each(?1) j WHERE (SELECT count(*) FROM (SELECT 1 FROM linkage_keys k WHERE k.key = j.value LIMIT ?2 + 1)) > ?2",
-        JSON.stringify([...new Set(grown)]),
+        "SELECT DISTINCT j.value FROM json_each(?1) j WHERE (SELECT count(*) FROM (SELECT 1 FROM linkage_keys k WHERE k.key = j.value LIMIT ?2 + 1)) > ?2",
+        JSON.stringify(grown),
         MAX_BLOCK,
       )
       .raw<[string]>(),
