@@ -103,13 +103,16 @@ export function sampleProfiles(sql: SqlStorage, count: number, rand: () => numbe
   const last = sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM profile_traits").one().seq ?? 0;
   if (last === 0) return [];
   const seqs = Array.from({ length: count }, () => 1 + Math.floor(rand() * last));
-  const rows = sql.exec<{ profile_id: string | null }>(
-    "SELECT (SELECT profile_id FROM profile_traits WHERE seq >= s.value ORDER BY seq LIMIT 1) AS profile_id FROM json_each(?) s",
-    JSON.stringify(seqs),
-  );
-  const out = new Set<string>();
-  for (const row of rows) if (row.profile_id !== null) out.add(row.profile_id);
-  return [...out];
+  // Each profile once, in the order first drawn.
+  return sql
+    .exec<{ profile_id: string }>(
+      `SELECT profile_id FROM (
+         SELECT s.key AS i, (SELECT profile_id FROM profile_traits WHERE seq >= s.value ORDER BY seq LIMIT 1) AS profile_id FROM json_each(?) s
+       ) WHERE profile_id IS NOT NULL GROUP BY profile_id ORDER BY min(i)`,
+      JSON.stringify(seqs),
+    )
+    .toArray()
+    .map((row) => row.profile_id);
 }
 
 /** Two profiles' handles met (in `count` events): the pair in a fixed order, its first handles kept. */

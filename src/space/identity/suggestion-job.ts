@@ -15,12 +15,13 @@ import {
   maxPairLid,
   nothingCompared,
   type PairRow,
+  pairNumber,
   partnersOf,
   patternCounts,
   profileIdsOf,
   reachingPairs,
   setMeetings,
-  traitsByProfile,
+  traitsByPlace,
   writeProfiles,
 } from "./linkage/pairs";
 import { sampleU, seeded } from "./linkage/random-pairs";
@@ -232,8 +233,7 @@ function blocksStep(sql: SqlStorage, state: JobState): JobState {
       }
       for (let j = i + 1; j < members.length; j++) {
         const [a, b] = [members[i] as number, members[j] as number];
-        // Linkage ids stay far below 2^26, so a pair's number is exact.
-        pairs.set(a < b ? a * 2 ** 26 + b : b * 2 ** 26 + a, [a, b, 0]);
+        pairs.set(a < b ? pairNumber(a, b) : pairNumber(b, a), [a, b, 0]);
       }
     }
   }
@@ -275,7 +275,7 @@ function meetingsStep(sql: SqlStorage, state: JobState): JobState {
   const update: PairRow[] = [];
   const fresh: [number, number, number][] = [];
   for (const { a, b, count } of pairs) {
-    const pair = kept.get(`${a}|${b}`);
+    const pair = kept.get(pairNumber(a, b));
     if (!pair) fresh.push([a, b, count]);
     else if (pair.meetings !== count) update.push({ ...pair, meetings: count });
   }
@@ -295,12 +295,7 @@ function sampleStep(sql: SqlStorage, state: JobState): JobState {
   }
   const rand = seeded(profiles * SAMPLE_CHUNKS + state.chunk);
   const ids = sampleProfiles(sql, SAMPLE_PROFILES, rand);
-  const traits = traitsByProfile(sql, ids);
-  const chunk = sampleU(
-    ids.map((id) => traits.get(id) ?? {}),
-    Math.min(SAMPLE_PAIRS, (ids.length * (ids.length - 1)) / 2),
-    rand,
-  );
+  const chunk = sampleU(traitsByPlace(sql, ids), Math.min(SAMPLE_PAIRS, (ids.length * (ids.length - 1)) / 2), rand);
   return { ...state, chunk: state.chunk + 1, sample: addUSamples(state.sample ?? emptyUSample(), chunk) };
 }
 

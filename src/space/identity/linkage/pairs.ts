@@ -174,17 +174,16 @@ export function comparedTraits(sql: SqlStorage, lids: readonly number[]): Map<nu
   return out;
 }
 
-/** Profiles' traits as the job last wrote them, by profile id (the random pairs for u). */
-export function traitsByProfile(sql: SqlStorage, profileIds: readonly string[]): Map<string, TraitSet> {
-  const out = new Map<string, TraitSet>();
-  if (profileIds.length === 0) return out;
+/** Profiles' traits as the job last wrote them, in the order of `profileIds` (the random pairs for u). */
+export function traitsByPlace(sql: SqlStorage, profileIds: readonly string[]): TraitSet[] {
+  const out: TraitSet[] = profileIds.map(() => ({}));
   const rows = sql
     .exec(
-      "SELECT l.profile_id, l.traits FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value",
+      "SELECT p.key, l.traits FROM json_each(?) p CROSS JOIN linkage_profiles l ON l.profile_id = p.value WHERE l.traits IS NOT NULL",
       JSON.stringify(profileIds),
     )
-    .raw<[string, string | null]>();
-  for (const [profileId, traits] of rows) if (traits !== null) out.set(profileId, JSON.parse(traits) as TraitSet);
+    .raw<[number, string]>();
+  for (const [i, traits] of rows) out[i] = JSON.parse(traits) as TraitSet;
   return out;
 }
 
@@ -284,9 +283,18 @@ export function addPairs(sql: SqlStorage, pairs: readonly PairRow[]): void {
   countPatterns(sql, added, 1);
 }
 
-/** The kept pairs among `pairs` (`a` < `b`), by `a|b`. */
-export function keptPairs(sql: SqlStorage, pairs: readonly [number, number][]): Map<string, PairRow> {
-  const out = new Map<string, PairRow>();
+/**
+ * A pair of linkage ids (`a` < `b`) as one number, exact while linkage ids stay below 2^26: a map
+ * keyed by it adds nothing to the isolate's string table, as keys like `a|b` would
+ * (docs/performance.md).
+ */
+export function pairNumber(a: number, b: number): number {
+  return a * 2 ** 26 + b;
+}
+
+/** The kept pairs among `pairs` (`a` < `b`), by `pairNumber`. */
+export function keptPairs(sql: SqlStorage, pairs: readonly [number, number][]): Map<number, PairRow> {
+  const out = new Map<number, PairRow>();
   if (pairs.length === 0) return out;
   const rows = sql
     .exec(
@@ -295,7 +303,7 @@ export function keptPairs(sql: SqlStorage, pairs: readonly [number, number][]): 
       JSON.stringify(pairs),
     )
     .raw<[number, number, string, number]>();
-  for (const [a, b, pattern, meetings] of rows) out.set(`${a}|${b}`, { a, b, pattern, meetings });
+  for (const [a, b, pattern, meetings] of rows) out.set(pairNumber(a, b), { a, b, pattern, meetings });
   return out;
 }
 

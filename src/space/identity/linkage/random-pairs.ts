@@ -38,18 +38,16 @@ export function sampleU(profiles: readonly TraitSet[], pairs: number, rand: () =
     });
   }
   COMPARISONS.forEach((_, k) => {
-    const counts = new Map<string, number>();
-    let present = 0;
-    for (const traits of profiles) {
-      const value = traits[EXACT_TRAIT[k] as Trait]?.[0];
-      if (value === undefined) continue;
-      present++;
-      counts.set(value, (counts.get(value) ?? 0) + 1);
+    // Equal values counted in sorted runs, not in a map whose every new key joins the isolate's
+    // string table (docs/performance.md).
+    const values = profiles.flatMap((traits) => traits[EXACT_TRAIT[k] as Trait]?.[0] ?? []).sort();
+    let [equal, run] = [0, 1];
+    for (let i = 1; i <= values.length; i++) {
+      if (i < values.length && values[i] === values[i - 1]) run++;
+      else [equal, run] = [equal + (run * (run - 1)) / 2, 1];
     }
-    let equal = 0;
-    for (const count of counts.values()) equal += (count * (count - 1)) / 2;
     sample.equal[k] = equal;
-    sample.implied[k] = (present * (present - 1)) / 2;
+    sample.implied[k] = (values.length * (values.length - 1)) / 2;
   });
   return sample;
 }
