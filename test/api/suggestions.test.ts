@@ -141,6 +141,34 @@ describe("identity suggestions: found offline by probabilistic record linkage", 
     expect([...byPair.keys()].some((pair) => pair.includes("+15555550145"))).toBe(false);
   });
 
+  it("suggests a merged profile once, with the evidence of its member that matches best", async () => {
+    const space = await createSpace();
+    const [weaker, stronger, other] = ["+15555550161", "+15555550162", "+15555550163"];
+    const person = { name: "Jonathan Fairweather", postal_code: "2041" };
+    // Written in this order, the weaker member pair (no birth date to compare) is read first.
+    await json(
+      await batch(space, [
+        customer(weaker, person),
+        customer(stronger, { ...person, date_of_birth: "1984-03-07" }),
+        customer(other, { ...person, date_of_birth: "1984-03-07" }),
+      ]),
+      200,
+    );
+    await json(
+      await batch(space, [
+        identifyItem([
+          { type: "phone_e164", value: weaker },
+          { type: "phone_e164", value: stronger },
+        ]),
+      ]),
+      200,
+    );
+    await runJob(space);
+    const found = (await suggestions(space)).data;
+    expect(found).toHaveLength(1);
+    expect(levels(found[0])).toMatchObject({ given_name: "exact", family_name: "exact", birth_date: "exact" });
+  });
+
   it("compares the handles a profile already holds, not only those of the record with its traits", async () => {
     const space = await createSpace();
     await json(
