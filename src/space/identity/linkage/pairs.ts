@@ -121,7 +121,7 @@ export function writeProfiles(
   const gone: [string, number][] = [];
   const added: [string, number][] = [];
   keysOf.forEach((keys, i) => {
-    const [lid, before] = [lids[i] as number, (old[i] as { keys: string[] }).keys];
+    const [lid, before] = [lids[i] as number, old[i]?.keys ?? []];
     for (const key of before) if (!keys.includes(key)) gone.push([key, lid]);
     for (const key of keys) if (!before.includes(key)) added.push([key, lid]);
   });
