@@ -79,20 +79,18 @@ interface Existing {
  * again only on new evidence; an accepted one left alone. One statement reads the roots, keeps
  * the best member pair of each pair of roots (the first of equals), and reads the suggestion that
  * holds their pair and, where none does, the handles that will stand for them. (Picked in SQL, not
- * in a JavaScript map keyed by the roots' ids: every new string used as a map key is added to the
- * isolate's string table, and its growth, copied at once when full, paused one slice of a run
- * for 16 to 30 ms: docs/performance.md.)
+ * in a map keyed by the roots' ids, whose new string keys would grow the isolate's string table:
+ * docs/performance.md.)
  */
 export function recordFound(sql: SqlStorage, found: readonly FoundPair[], run: number, now: number): void {
   if (found.length === 0) return;
   const rows = sql
     .exec<Existing>(
-      `WITH f AS (
-         SELECT j.key AS i, min(pa.root_id, pb.root_id) AS ra, max(pa.root_id, pb.root_id) AS rb,
-           row_number() OVER (PARTITION BY min(pa.root_id, pb.root_id), max(pa.root_id, pb.root_id) ORDER BY j.value ->> 2 DESC, j.key) AS nth
+      `WITH r AS (
+         SELECT j.key AS i, min(pa.root_id, pb.root_id) AS ra, max(pa.root_id, pb.root_id) AS rb, j.value ->> 2 AS score
          FROM json_each(?) j CROSS JOIN profiles pa CROSS JOIN profiles pb
          WHERE pa.profile_id = j.value ->> 0 AND pb.profile_id = j.value ->> 1 AND pa.root_id <> pb.root_id
-       )
+       ), f AS (SELECT *, row_number() OVER (PARTITION BY ra, rb ORDER BY score DESC, i) AS nth FROM r)
        SELECT f.i, f.ra, f.rb, s.suggestion_id, s.status, s.score, s.pattern, s.co_occurrences, s.run,
          CASE WHEN s.suggestion_id IS NULL THEN ${firstActiveHandleOf("f.ra")} END AS handle_a,
          CASE WHEN s.suggestion_id IS NULL THEN ${firstActiveHandleOf("f.rb")} END AS handle_b
