@@ -113,6 +113,19 @@ describe("context use: agent turns counted by their context_stamp, per UTC day a
     });
   });
 
+  it("counts a turn on the UTC day its occurred_at falls in, to the millisecond", async () => {
+    const space = await createSpace();
+    const t0 = await moveClock(space, 0);
+    const midnight = Date.parse(`${dayOf(t0 - DAY)}T00:00:00.000Z`);
+    const alice = phone("+15555550311");
+    await accept(space, [agent(alice, midnight - 1, null), agent(alice, midnight, null), agent(alice, midnight + 1, null)]);
+    const answer = await report(space, { from: dayOf(midnight - 1), to: dayOf(midnight) });
+    expect(answer.days).toEqual([
+      row(dayOf(midnight - 1), space.sourceId, { none: 1 }),
+      row(dayOf(midnight), space.sourceId, { none: 2 }),
+    ]);
+  });
+
   it("judges an etag answered for a profile merged since against the surviving profile", async () => {
     const space = await createSpace();
     const t0 = await moveClock(space, 0);

@@ -79,25 +79,30 @@ export const isAgentTurn = (item: { type: string; kind?: string; speaker?: { rol
 
 function countAgentTurns(sql: SqlStorage, turns: readonly AgentTurn[]): void {
   if (turns.length === 0) return;
-  const counts = new Map<string, { day: string; source_id: string } & Counts>();
-  const count = (turn: { source_id: string; occurred_at: number }, use: ContextUse) => {
-    const day = dayOf(turn.occurred_at);
-    const key = `${day} ${turn.source_id}`;
-    let entry = counts.get(key);
+  // By source, then by day number: a batch's hundreds of turns make no date string or key each.
+  const counts = new Map<string, Map<number, Counts>>();
+  const count = (sourceId: string, occurredAt: number, use: ContextUse) => {
+    const day = Math.floor(occurredAt / DAY_MS);
+    let days = counts.get(sourceId);
+    if (!days) {
+      days = new Map();
+      counts.set(sourceId, days);
+    }
+    let entry = days.get(day);
     if (!entry) {
-      entry = { day, source_id: turn.source_id, current: 0, late: 0, unknown: 0, none: 0 };
-      counts.set(key, entry);
+      entry = { current: 0, late: 0, unknown: 0, none: 0 };
+      days.set(day, entry);
     }
     entry[use]++;
   };
   // An unstamped turn is `none` whatever the space knows: only stamped ones are looked up.
   const stamped: AgentTurn[] = [];
   for (const turn of turns) {
-    if (turn.stamp === null) count({ source_id: turn.sourceId, occurred_at: turn.occurredAt }, classify(null, null, ""));
+    if (turn.stamp === null) count(turn.sourceId, turn.occurredAt, classify(null, null, ""));
     else stamped.push(turn);
   }
   // The turns come from the batch as parsed, not from the stored bodies: no JSON read back.
-  const rows =
+  const looked =
     stamped.length === 0
       ? []
       : sql
@@ -114,13 +119,16 @@ function countAgentTurns(sql: SqlStorage, turns: readonly AgentTurn[]): void {
             ),
           )
           .toArray();
-  for (const row of rows) {
+  for (const row of looked) {
     const stamp =
       row.etag === null || row.injected_at === null ? null : { etag: row.etag, injectedAt: Date.parse(row.injected_at) };
     const served = row.served_root === null ? null : { root: row.served_root, supersededAt: row.superseded_at };
-    count(row, classify(stamp, served, row.root));
+    count(row.source_id, row.occurred_at, classify(stamp, served, row.root));
   }
-  if (counts.size === 0) return;
+  const uses = [...counts].flatMap(([source_id, days]) =>
+    [...days].map(([day, counted]) => ({ day: dayOf(day * DAY_MS), source_id, ...counted })),
+  );
+  if (uses.length === 0) return;
   // The upsert's SELECT needs its WHERE: without one SQLite reads `ON CONFLICT` as a join's `ON`.
   sql.exec(
     `INSERT INTO context_uses (day, source_id, current, late, unknown, none)
@@ -128,7 +136,7 @@ function countAgentTurns(sql: SqlStorage, turns: readonly AgentTurn[]): void {
      FROM json_each(?) WHERE true
      ON CONFLICT (day, source_id) DO UPDATE SET current = current + excluded.current, late = late + excluded.late,
        unknown = unknown + excluded.unknown, none = none + excluded.none`,
-    JSON.stringify([...counts.values()]),
+    JSON.stringify(uses),
   );
 }
 
