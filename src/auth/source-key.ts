@@ -5,7 +5,7 @@
  */
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const KEY_PATTERN = /^([a-z][a-z0-9]{0,15})_(live|test)_([a-z0-9-]{1,32})_([a-z0-9-]{1,63})_([a-z2-7]{12})_([0-9A-Za-z]{32})$/;
+const KEY_PATTERN = /^([a-z][a-z0-9]{0,15})_(live|test)_([a-z0-9-]{1,63})_([a-z0-9-]{1,63})_([a-z2-7]{12})_([0-9A-Za-z]{32})$/;
 
 export type KeyMode = "live" | "test";
 

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ControlObject } from "../../src/control/object";
-import { batch, call, createSpace, createTenant, json, message, OPERATOR_TOKEN, uniqueName } from "../support/seed";
+import { batch, call, createKey, createSpace, createTenant, json, message, OPERATOR_TOKEN, uniqueName } from "../support/seed";
 
 async function expectProblem(response: Response, status: number, code: string) {
   const text = await response.text();
@@ -175,6 +175,33 @@ describe("control API: projects, spaces and sources", () => {
       422,
       "invalid_input",
     );
+  });
+
+  it("issues keys that work for a space whose region is as long as a host label allows", async () => {
+    const tenant = await createTenant();
+    const project = await json<{ project_id: string }>(
+      await call("POST", "/control/v1/projects", { token: tenant.token, body: { name: "P" } }),
+      201,
+    );
+    const region = `r${"e".repeat(61)}1`;
+    const space = await json<{ space_id: string; name: string; region: string }>(
+      await call("POST", `/control/v1/projects/${project.project_id}/spaces`, {
+        token: tenant.token,
+        body: { name: uniqueName("sp"), region },
+      }),
+      201,
+    );
+    expect(space.region).toBe(region);
+    const source = await json<{ source_id: string }>(
+      await call("POST", `/control/v1/spaces/${space.space_id}/sources`, {
+        token: tenant.token,
+        body: { name: "A", kind: "agent" },
+      }),
+      201,
+    );
+    const key = await createKey(tenant.token, source.source_id, ["track"]);
+    expect(key.key).toContain(`_${region}_`);
+    await json(await call("POST", `/spaces/${space.name}/v1/batch`, { token: key.key, body: { items: [message()] } }), 200);
   });
 
   it("defaults the verification ceiling by kind and refuses one above what the kind may declare", async () => {

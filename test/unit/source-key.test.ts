@@ -33,7 +33,8 @@ function checksum(body: string): string {
 
 const prefix = fc.stringMatching(/^[a-z][a-z0-9]{0,15}$/);
 const mode = fc.constantFrom<"live" | "test">("live", "test");
-const region = fc.stringMatching(/^[a-z0-9-]{1,32}$/);
+// Regions and spaces are host labels (`NameSlugSchema`): up to 63 characters each.
+const region = fc.stringMatching(/^[a-z0-9-]{1,63}$/);
 const spaceName = fc.stringMatching(/^[a-z0-9-]{1,63}$/);
 const keyId = fc.string({ unit: fc.constantFrom(...BASE32), minLength: 12, maxLength: 12 });
 const secretBody = fc.string({ unit: fc.constantFrom(...BASE62), minLength: 26, maxLength: 26 });
@@ -151,7 +152,7 @@ describe("formatSourceKey and parseSourceKey", () => {
     const broken = fc.oneof(
       sourceKey.map((key) => ({ ...key, mode: "prod" as SourceKey["mode"] })),
       fc
-        .tuple(sourceKey, fc.constantFrom("", "a".repeat(33), "eu_west", "EU", "eu.west"))
+        .tuple(sourceKey, fc.constantFrom("", "a".repeat(64), "eu_west", "EU", "eu.west"))
         .map(([key, region]) => ({ ...key, region })),
       fc
         .tuple(sourceKey, fc.constantFrom("", "a".repeat(64), "My-Space", "sp ace", "sp_ace"))
