@@ -1,5 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
+import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { TOKEN_REFUSED } from "../../src/auth/person-token";
 import { PersonSchema } from "../../src/contract/control";
 import { call, createSpace, createTenant, json, type Space, uniqueName } from "../support/seed";
 
@@ -88,6 +90,38 @@ describe("POST /v1/auth/logout: ends the token it is called with", () => {
     const space = await createSpace();
     await expectUnauthenticated(await call("POST", "/control/v1/auth/logout"));
     expect((await call("POST", "/control/v1/auth/logout", { token: space.key })).status).toBe(403);
+  });
+});
+
+describe("a person token that does not pass: one answer, whatever the reason", () => {
+  it("is 401 with the same detail when malformed, badly signed, expired or ended, on a space and on the control API", async () => {
+    const space = await createSpace();
+    const person = await addPerson(space, ["review"]);
+    await call("POST", "/control/v1/auth/logout", { token: person.token });
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (secret: string, iat: number) =>
+      new SignJWT({ tid: space.tenant.tenantId, roles: ["admin"], vendor_sources: [], jti: "zqtokenid", gen: 0 })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setSubject(person.id)
+        .setIssuer("customer-memory-service/control")
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 900)
+        .sign(new TextEncoder().encode(secret));
+    const refused = {
+      malformed: "not.a.token",
+      badlySigned: await signed("another-secret", now),
+      expired: await signed("test-jwt-secret", now - 3600),
+      ended: person.token,
+    };
+    const details = new Set<string>();
+    for (const token of Object.values(refused)) {
+      for (const response of [await whoami(space, token), await me(token)]) {
+        const text = await response.text();
+        expect(response.status, text).toBe(401);
+        details.add(JSON.parse(text).detail);
+      }
+    }
+    expect([...details]).toEqual([TOKEN_REFUSED]);
   });
 });
 
