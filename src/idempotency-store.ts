@@ -1,7 +1,7 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { IdempotencyStore } from "./idempotency";
+import { IDEMPOTENCY_RETENTION_MS, type IdempotencyStore } from "./idempotency";
 
 /**
  * The table an object keeps its answers in, by scope and key. The control plane's and a space's
@@ -45,4 +45,14 @@ export function idempotencyStore(
         .run();
     },
   };
+}
+
+/**
+ * Deletes the answers whose 24 hours are over, in either object's table (the same name in both);
+ * answers when the oldest left is due to go, or null when none is left.
+ */
+export function purgeAnswers(sql: SqlStorage, now: number): number | null {
+  sql.exec("DELETE FROM idempotency_records WHERE created_at <= ?", now - IDEMPOTENCY_RETENTION_MS);
+  const oldest = sql.exec<{ at: number | null }>("SELECT min(created_at) AS at FROM idempotency_records").one().at;
+  return oldest === null ? null : oldest + IDEMPOTENCY_RETENTION_MS;
 }

@@ -30,9 +30,15 @@ export interface IdempotencyStore {
 export class IdempotentWrites {
   #inflight = new Map<string, Promise<unknown>>();
 
+  /**
+   * `kept` is told when each answer kept is due to go (24 hours on): the object deletes it then
+   * (`purgeAnswers`), since an answer can hold a new key's secret or a customer's whole handles.
+   * `run` waits for it; in `runInTransaction` it must be synchronous (a timer row).
+   */
   constructor(
     private readonly store: IdempotencyStore,
     private readonly now: () => number,
+    private readonly kept: (expiresAt: number) => void | Promise<void> = () => {},
   ) {}
 
   async run<T>(request: IdempotencyRequest, work: () => T | Promise<T>): Promise<T> {
@@ -42,7 +48,7 @@ export class IdempotentWrites {
       const replayed = this.#replay(request);
       if (replayed) return replayed.answer as T;
       const answer = await work();
-      this.store.save(request, answer, this.now());
+      await this.#save(request, answer);
       return answer;
     })();
     this.#inflight.set(slot, running);
@@ -63,9 +69,15 @@ export class IdempotentWrites {
       const replayed = this.#replay(request);
       if (replayed) return replayed.answer as T;
       const answer = work();
-      this.store.save(request, answer, this.now());
+      this.#save(request, answer);
       return answer;
     });
+  }
+
+  #save(request: IdempotencyRequest, answer: unknown): void | Promise<void> {
+    const now = this.now();
+    this.store.save(request, answer, now);
+    return this.kept(now + IDEMPOTENCY_RETENTION_MS);
   }
 
   #replay(request: IdempotencyRequest): { answer: unknown } | undefined {

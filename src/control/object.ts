@@ -12,6 +12,7 @@ import type { Quota } from "../contract/quotas";
 import type { Env } from "../env";
 import { type Outcome, outcomeOf } from "../http/problem";
 import type { IdempotencyRequest } from "../idempotency";
+import { purgeAnswers } from "../idempotency-store";
 import { isDevelopment, type Secrets } from "../secrets";
 import type { ControlDb } from "./db";
 import { developmentSecrets } from "./generated-secrets";
@@ -42,11 +43,31 @@ export class ControlObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#db = drizzle(ctx.storage);
-    const control = new ControlRequests({ db: this.#db, sql: ctx.storage.sql, env, now: () => this.clock.now() });
+    const control = new ControlRequests({
+      db: this.#db,
+      sql: ctx.storage.sql,
+      env,
+      now: () => this.clock.now(),
+      answerKept: (expiresAt) => this.#purgeBy(expiresAt),
+    });
     this.#people = new PeopleRequests(control);
     this.#projects = new ProjectRequests(control);
     this.#settings = new SettingsRequests(control);
     void ctx.blockConcurrencyWhile(() => migrate(this.#db, migrations));
+  }
+
+  /**
+   * Kept idempotency answers are deleted when their 24 hours are over: a key creation's answer
+   * holds the new key whole. The alarm is set for the oldest; answers are kept in time order, so
+   * an alarm already set is never later than a new one's end.
+   */
+  override async alarm(): Promise<void> {
+    const next = purgeAnswers(this.ctx.storage.sql, this.clock.now());
+    if (next !== null) await this.ctx.storage.setAlarm(next);
+  }
+
+  async #purgeBy(expiresAt: number): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(expiresAt);
   }
 
   /** Secrets generated for development; production never generates any. */

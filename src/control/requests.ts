@@ -46,12 +46,19 @@ export class ControlRequests {
   #issuer: Promise<KeyIssuer> | undefined;
   #pushes = new Map<string, Promise<void>>();
 
-  constructor(parts: { db: ControlDb; sql: SqlStorage; env: Env; now: () => number }) {
+  constructor(parts: {
+    db: ControlDb;
+    sql: SqlStorage;
+    env: Env;
+    now: () => number;
+    /** Told when a kept answer is due to go: the object's alarm deletes it then. */
+    answerKept: (expiresAt: number) => Promise<void>;
+  }) {
     this.db = parts.db;
     this.sql = parts.sql;
     this.env = parts.env;
     this.now = parts.now;
-    this.#writes = new IdempotentWrites(idempotencyStore(this.db, idempotencyRecords), () => this.now());
+    this.#writes = new IdempotentWrites(idempotencyStore(this.db, idempotencyRecords), () => this.now(), parts.answerKept);
     this.#cursors = new CursorSeal(() => signingKey(this.sql, "cursor"));
   }
 

@@ -1,3 +1,4 @@
+import { purgeAnswers } from "../idempotency-store";
 import { COMPILE_YIELD_MS } from "./compile-pacing";
 import { EXPORT_LEASE_MS } from "./exports/jobs";
 import { foldSightings } from "./identity/handle-store";
@@ -144,5 +145,10 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
     case "retention.run":
       effects.retained.push(...continueRetention(sql, timer.payload as RetentionJob | null, now, stopwatch));
       break;
+    case "idempotency.purge": {
+      const next = purgeAnswers(sql, now);
+      if (next !== null) setTimer(sql, { ...timer, dueAt: next });
+      break;
+    }
   }
 }

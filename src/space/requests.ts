@@ -16,6 +16,7 @@ import type { Replica } from "./replica";
 import type { RequestPacing } from "./request-pacing";
 import { idempotencyRecords } from "./schema";
 import type { TermCache } from "./search/query";
+import { setTimerOnce } from "./timers";
 
 export type SpaceDatabase = DrizzleSqliteDODatabase<Record<string, unknown>>;
 
@@ -74,7 +75,11 @@ export class SpaceRequests implements SpaceParts {
       now: this.now,
       armAlarm: this.armAlarm,
     } = parts);
-    this.#writes = new IdempotentWrites(idempotencyStore(this.db, idempotencyRecords), () => this.now());
+    this.#writes = new IdempotentWrites(
+      idempotencyStore(this.db, idempotencyRecords),
+      () => this.now(),
+      (expiresAt) => setTimerOnce(this.sql, { kind: "idempotency.purge", key: "", dueAt: expiresAt, payload: null }),
+    );
     this.#cursors = new CursorSeal(() => signingKey(this.sql, "cursor"));
   }
 

@@ -1,6 +1,6 @@
 /**
  * Every timed effect of a space is a row here (DESIGN §4): session closes, promise due dates,
- * suggestion jobs, the search index and reindex, model summaries, exports, erasures, retention, expired media reservations and imports nobody may be reading. The object keeps one alarm at the earliest due row, and its alarm handler
+ * suggestion jobs, the search index and reindex, model summaries, exports, erasures, retention, expired media reservations, imports nobody may be reading and kept idempotency answers whose day is over. The object keeps one alarm at the earliest due row, and its alarm handler
  * runs what is due, so a timer survives restarts and fires once.
  */
 export type TimerKind =
@@ -19,7 +19,8 @@ export type TimerKind =
   | "forget.sign"
   | "retention.run"
   | "media.expiry"
-  | "import.watch";
+  | "import.watch"
+  | "idempotency.purge";
 
 export interface Timer {
   kind: TimerKind;

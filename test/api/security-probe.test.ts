@@ -1,12 +1,13 @@
-import { createExecutionContext, env, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { KeySchema, PersonSchema } from "../../src/contract/control";
 import { LinkSchema, SuggestionPageSchema, SuggestionSchema } from "../../src/contract/identity";
 import { SearchPageSchema } from "../../src/contract/search";
+import type { ControlObject } from "../../src/control/object";
 import { app } from "../../src/edge/app";
 import type { SpaceObject } from "../../src/space/object";
 import { createSource, email, event, linkResponse, lookupResponse, personToken, phone, systemId } from "../support/identity";
-import { runAlarms } from "../support/memory";
+import { moveClock, runAlarms } from "../support/memory";
 import { erasureOf } from "../support/privacy";
 import { batch, call, createSpace, createTenant, json, message, ORIGIN, uniqueName } from "../support/seed";
 
@@ -132,6 +133,69 @@ describe("Idempotency-Key answers belong to the credential that made them", () =
         body: { handle: { type: "phone_e164", value } },
       });
     expect((await lookup("+15555550182")).status).toBe(404);
+  });
+});
+
+describe("kept Idempotency-Key answers are deleted when their 24 hours are over", () => {
+  const DAY = 24 * 60 * 60 * 1000;
+
+  it("control: a key creation's answer, which holds the key whole, is gone after its day, by the object's alarm", async () => {
+    const space = await createSpace();
+    const idempotencyKey = crypto.randomUUID();
+    const created = KeySchema.parse(
+      await json(
+        await call("POST", `/control/v1/sources/${space.sourceId}/keys`, {
+          token: space.tenant.token,
+          headers: { "idempotency-key": idempotencyKey },
+          body: { scopes: ["track"] },
+        }),
+        201,
+      ),
+    );
+    const control = env.CONTROL.get(env.CONTROL.idFromName("control"));
+    const kept = () =>
+      runInDurableObject(control, (_instance: ControlObject, state) =>
+        state.storage.sql
+          .exec<{ answer: string }>("SELECT answer FROM idempotency_records WHERE key = ?", idempotencyKey)
+          .toArray()
+          .map((row) => row.answer),
+      );
+    expect((await kept()).join()).toContain(created.key ?? "");
+    expect(await runInDurableObject(control, (_instance: ControlObject, state) => state.storage.getAlarm())).not.toBeNull();
+
+    // A day less a second on, the answer stays; a day on, the alarm deletes it.
+    const at = (ms: number) =>
+      runInDurableObject(control, (instance: ControlObject) => {
+        instance.clock = { now: () => Date.now() + ms };
+      });
+    try {
+      await at(DAY - 1_000);
+      await runDurableObjectAlarm(control);
+      expect(await kept()).toHaveLength(1);
+      await at(DAY + 1_000);
+      await runDurableObjectAlarm(control);
+      expect(await kept()).toEqual([]);
+    } finally {
+      await at(0);
+    }
+  });
+
+  it("space: an identity write's answer, which holds whole handles, is gone after its day, by a timer", async () => {
+    const space = await createSpace();
+    const idempotencyKey = crypto.randomUUID();
+    const body = { person: { handle: phone("+15555550781") }, organization: { handle: systemId("acct-781") }, kind: "account" };
+    LinkSchema.parse(await json(await linkResponse(space, body, space.key, idempotencyKey), 201));
+    const kept = () =>
+      runInDurableObject(env.SPACE.get(env.SPACE.idFromName(space.name)), (_instance: SpaceObject, state) =>
+        state.storage.sql.exec("SELECT 1 FROM idempotency_records WHERE key = ?", idempotencyKey).toArray(),
+      );
+    expect(await kept()).toHaveLength(1);
+    await moveClock(space, DAY - 1_000);
+    await runAlarms(space);
+    expect(await kept()).toHaveLength(1);
+    await moveClock(space, 2_000);
+    await runAlarms(space);
+    expect(await kept()).toEqual([]);
   });
 });
 
