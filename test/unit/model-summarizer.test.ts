@@ -236,7 +236,7 @@ describe("model summarizer: any answer (property)", () => {
         );
         const { digest } = outcome;
         expect(digest.summary.trim()).not.toBe("");
-        expect(Array.from(digest.summary).length).toBeLessThanOrEqual(400);
+        expect(Array.from(digest.summary).length).toBeLessThanOrEqual(300);
         expect(digest.highlights.length).toBeLessThanOrEqual(5);
         expect(digest.facts.length).toBeLessThanOrEqual(10);
         for (const highlight of digest.highlights) expect(customers.has(highlight.eventId)).toBe(true);

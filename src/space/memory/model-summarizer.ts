@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { MemoryEvent } from "./memory-event";
+import { SUMMARY_BUDGET } from "./summarizer";
 
 /**
  * A session summarized by a Workers AI model (docs/api/memory.md "Model summaries"): one request
@@ -34,7 +35,8 @@ const TURN_CHARS = 1_500;
 /** The answer: at most this many tokens are generated (and paid for). */
 export const MODEL_MAX_TOKENS = 600;
 
-const SUMMARY_CHARS = 400;
+/** A context promises episode summaries of at most `SUMMARY_BUDGET` characters, a model's as the offline one's. */
+const SUMMARY_CHARS = SUMMARY_BUDGET;
 const LINE_CHARS = 200;
 const HIGHLIGHTS = 5;
 const HIGHLIGHT_CHARS = 300;

@@ -25,7 +25,7 @@ export function stableId(...parts: string[]): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** A 128-bit fingerprint of a text, as 32 hex digits (for ETags: equal texts, equal tags). */
+/** A fingerprint of a text, as 32 hex digits of a UUID (122 varying bits; for ETags: equal texts, equal tags). */
 export function fingerprint(text: string): string {
   return stableId(text).replaceAll("-", "");
 }
