@@ -132,6 +132,20 @@ describe("model summarizer: the answer", () => {
     });
   });
 
+  it("cuts a summary longer than a context's 300 characters", async () => {
+    const long = `${"The parcel was late and the customer asked twice. ".repeat(8)}It ships tomorrow.`;
+    expect(long.length).toBeGreaterThan(400);
+    const outcome = await summarizeSession(
+      fake(async () => ({ response: { ...valid, summary: long } })).binding,
+      MODEL,
+      session(),
+      1_000,
+    );
+    if (!outcome.ok) throw new Error("the answer was refused");
+    expect(Array.from(outcome.digest.summary).length).toBeLessThanOrEqual(300);
+    expect(long.startsWith(outcome.digest.summary.replace(/…$/, "").trimEnd())).toBe(true);
+  });
+
   it("reads an answer given as JSON text", async () => {
     const outcome = await summarizeSession(
       fake(async () => ({ response: JSON.stringify(valid) })).binding,
