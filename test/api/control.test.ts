@@ -149,6 +149,40 @@ describe("control API: projects, spaces and sources", () => {
     );
   });
 
+  it("keeps tenants apart on every record: another tenant's project, space, source, key and config are 404, and nothing changes", async () => {
+    const space = await createSpace();
+    const stranger = await createTenant();
+    const projects = await json<{ data: { project_id: string }[] }>(
+      await call("GET", "/control/v1/projects", { token: space.tenant.token }),
+      200,
+    );
+    const projectId = projects.data[0]?.project_id;
+    const keyed = () => ({ token: stranger.token, headers: { "idempotency-key": crypto.randomUUID() }, body: {} });
+    const attempts: [string, string, Parameters<typeof call>[2]][] = [
+      ["GET", `/control/v1/projects/${projectId}/spaces`, { token: stranger.token }],
+      ["POST", `/control/v1/projects/${projectId}/spaces`, { token: stranger.token, body: { name: uniqueName("sp") } }],
+      ["POST", `/control/v1/sources/${space.sourceId}/keys`, { ...keyed(), body: { scopes: ["track"] } }],
+      ["POST", `/control/v1/keys/${space.keyId}/rotate`, keyed()],
+      ["POST", `/control/v1/keys/${space.keyId}/revoke`, keyed()],
+      ["GET", `/control/v1/spaces/${space.spaceId}/config`, { token: stranger.token }],
+      [
+        "PUT",
+        `/control/v1/spaces/${space.spaceId}/config`,
+        { token: stranger.token, body: { values: { clock_tolerance_s: 10 } } },
+      ],
+    ];
+    for (const [method, path, options] of attempts) {
+      await expectProblem(await call(method, path, options), 404, "not_found");
+    }
+    // The owner's key still works, and its config is as it was.
+    await json(await batch(space, [message()]), 200);
+    const config = await json<{ values: Record<string, unknown> }>(
+      await call("GET", `/control/v1/spaces/${space.spaceId}/config`, { token: space.tenant.token }),
+      200,
+    );
+    expect(config.values.clock_tolerance_s).not.toBe(10);
+  });
+
   it("gives a space a base_url and refuses a taken name with 409", async () => {
     const tenant = await createTenant();
     const project = await json<{ project_id: string }>(
