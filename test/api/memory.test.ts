@@ -141,6 +141,47 @@ describe("compile order: a profile a reader waits for goes first", () => {
   });
 });
 
+describe("sessions: conversation aliases point at the first id seen", () => {
+  it("keeps one session when a conversation first seen by its own id is later named with it as an alias", async () => {
+    const space = await createSpace();
+    const t0 = await freezeClock(space);
+    const handle = phone("+15555550207");
+    const ids = `SELECT session_id, conversation_id FROM sessions UNION SELECT session_id, conversation_id FROM session_inbox`;
+    await accept(space, [say(handle, t0, "Hello?", { conversation_id: "wa-thread-7" })]);
+    await accept(space, [
+      say(handle, t0 + MINUTE, "Still there?", { conversation_id: "crm-case-7", conversation_aliases: ["wa-thread-7"] }),
+    ]);
+    await accept(space, [say(handle, t0 + 2 * MINUTE, "Thanks.", { conversation_id: "wa-thread-7" })]);
+    await accept(space, [say(handle, t0 + 3 * MINUTE, "Bye.", { conversation_id: "crm-case-7" })]);
+    expect(await query(space, ids)).toEqual([{ session_id: expect.any(String), conversation_id: "wa-thread-7" }]);
+    const live = (await fullContext(space, { handle })).live;
+    expect(live.map((item) => [item.text, item.conversation_id])).toEqual([
+      ["Hello?", "wa-thread-7"],
+      ["Still there?", "crm-case-7"],
+      ["Thanks.", "wa-thread-7"],
+      ["Bye.", "crm-case-7"],
+    ]);
+  });
+
+  it("keeps one session within one batch too, under the id named with the aliases", async () => {
+    const space = await createSpace();
+    const t0 = await freezeClock(space);
+    const handle = phone("+15555550208");
+    await accept(space, [
+      say(handle, t0, "Hello?", { conversation_id: "wa-thread-8" }),
+      say(handle, t0 + MINUTE, "Still there?", { conversation_id: "crm-case-8", conversation_aliases: ["wa-thread-8"] }),
+      say(handle, t0 + 2 * MINUTE, "Thanks.", { conversation_id: "crm-case-8" }),
+    ]);
+    await accept(space, [say(handle, t0 + 3 * MINUTE, "Bye.", { conversation_id: "wa-thread-8" })]);
+    const sessions = await query(
+      space,
+      "SELECT session_id, conversation_id FROM sessions UNION SELECT session_id, conversation_id FROM session_inbox",
+    );
+    expect(sessions).toEqual([{ session_id: expect.any(String), conversation_id: "crm-case-8" }]);
+    expect((await fullContext(space, { handle })).live).toHaveLength(4);
+  });
+});
+
 describe("sessions: closed on time by the inactivity window, at once by conversation.ended", () => {
   it("keeps a whatsapp session open 19 minutes after its last event and closes it by 21", async () => {
     const space = await createSpace();

@@ -311,17 +311,34 @@ export class SessionPlacer {
   /** The first id seen of a conversation: its aliases, and it, point there. */
   #canonicalOf(conversationId: string, aliases: readonly string[]): string {
     const canonical = this.#canonical.get(conversationId) ?? aliases.map((alias) => this.#canonical.get(alias)).find(Boolean);
-    if (aliases.length > 0) {
-      const ids = [conversationId, ...aliases];
-      const target = canonical ?? conversationId;
-      this.sql.exec(
-        "INSERT OR IGNORE INTO conversation_aliases (alias, conversation_id) SELECT value, ? FROM json_each(?)",
-        target,
+    if (aliases.length === 0) return canonical ?? conversationId;
+    const ids = [conversationId, ...aliases];
+    const target = canonical ?? this.#seenFirst(ids) ?? conversationId;
+    this.sql.exec(
+      "INSERT OR IGNORE INTO conversation_aliases (alias, conversation_id) SELECT value, ? FROM json_each(?)",
+      target,
+      JSON.stringify(ids),
+    );
+    for (const id of ids) if (!this.#canonical.has(id)) this.#canonical.set(id, target);
+    return target;
+  }
+
+  /**
+   * Of ids no alias names yet, the one with the earliest stored session: an id seen alone before
+   * (no alias row is written for it) was seen first. Only events with aliases ask, when the batch's
+   * keys are made, before any of its events is placed: within one batch, the id named with the
+   * aliases is the conversation's.
+   */
+  #seenFirst(ids: readonly string[]): string | undefined {
+    return this.sql
+      .exec<{ conversation_id: string }>(
+        `SELECT conversation_id, started_at FROM sessions WHERE kind = 'conversation' AND conversation_id IN (SELECT value FROM json_each(?1))
+         UNION ALL SELECT conversation_id, started_at FROM session_inbox
+         WHERE kind = 'conversation' AND conversation_id IN (SELECT value FROM json_each(?1))
+         ORDER BY started_at LIMIT 1`,
         JSON.stringify(ids),
-      );
-      for (const id of ids) if (!this.#canonical.has(id)) this.#canonical.set(id, target);
-    }
-    return canonical ?? conversationId;
+      )
+      .toArray()[0]?.conversation_id;
   }
 
   /** The stored session of `key` whose window holds `at`: the one started last before it, else the next one. */
