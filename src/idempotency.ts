@@ -38,7 +38,7 @@ export class IdempotentWrites {
   constructor(
     private readonly store: IdempotencyStore,
     private readonly now: () => number,
-    private readonly kept: (expiresAt: number) => void | Promise<void> = () => {},
+    private readonly kept: (expiresAt: number) => void | Promise<void>,
   ) {}
 
   async run<T>(request: IdempotencyRequest, work: () => T | Promise<T>): Promise<T> {
