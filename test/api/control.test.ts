@@ -82,6 +82,15 @@ describe("control API: login and users/me", () => {
     }
   });
 
+  it("clears the failure count on a success: four failures, a success and four more do not lock", async () => {
+    const tenant = await createTenant();
+    const attempt = (password: string) => call("POST", "/control/v1/auth/login", { body: { email: tenant.email, password } });
+    for (let i = 0; i < 4; i++) await expectProblem(await attempt("wrong"), 401, "unauthenticated");
+    expect((await attempt(tenant.password)).status).toBe(200);
+    for (let i = 0; i < 4; i++) await expectProblem(await attempt("wrong"), 401, "unauthenticated");
+    expect((await attempt(tenant.password)).status).toBe(200);
+  });
+
   it("answers 401 without a token and 403 to a source key", async () => {
     const space = await createSpace();
     await expectProblem(await call("GET", "/control/v1/users/me"), 401, "unauthenticated");
@@ -286,6 +295,34 @@ describe("control API: keys and Idempotency-Key", () => {
       }).then((response) => json<{ key_id: string }>(response, 201));
     const answers = await Promise.all([send(), send(), send(), send()]);
     expect(new Set(answers.map((answer) => answer.key_id)).size).toBe(1);
+  });
+
+  it("keeps only successful answers: a refused write can be sent again with its key, and then succeeds", async () => {
+    const space = await createSpace();
+    const create = (sourceId: string) =>
+      call("POST", `/control/v1/sources/${sourceId}/keys`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": "retry-me" },
+        body: { scopes: ["track"] },
+      });
+    // Refused by the control object itself (no such source), under the key: had it been kept, the
+    // request that follows (another path) would be a 409.
+    await expectProblem(await create(crypto.randomUUID()), 404, "not_found");
+    const created = await json<{ key_id: string }>(await create(space.sourceId), 201);
+    expect(await json<{ key_id: string }>(await create(space.sourceId), 201)).toEqual(created);
+  });
+
+  it("answers the same revoked key to a second revocation under another Idempotency-Key", async () => {
+    const space = await createSpace();
+    const revoke = (idempotencyKey: string) =>
+      call("POST", `/control/v1/keys/${space.keyId}/revoke`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": idempotencyKey },
+      });
+    const first = await json<Record<string, unknown>>(await revoke("first"), 200);
+    const second = await json<Record<string, unknown>>(await revoke("second"), 200);
+    expect(second).toEqual(first);
+    expect(second.status).toBe("revoked");
   });
 
   it("never shows the key again outside creation and rotation", async () => {
