@@ -118,6 +118,31 @@ describe("feedback: each action changes the next context", () => {
     expect((await fullContext(space, { handle })).memory.open_items).toEqual([]);
   });
 
+  it("resolves an open object by the id of any of its changes, as history lists them", async () => {
+    const handle = phone("+15555550405");
+    const space = await createSpace({ source: { act: { operations: ["create", "update"], object_types: ["ticket"] } } });
+    const t0 = await moveClock(space, 0);
+    const change = (operation: string, at: number) =>
+      message({
+        handles: [handle],
+        kind: "action",
+        speaker: { role: "ai_agent" },
+        content: undefined,
+        conversation_id: "conv-f",
+        action: { operation, object_type: "ticket", object_id: "T-2", status: "waiting" },
+        occurred_at: iso(at),
+      });
+    await json(await batch(space, [change("create", t0 - 10 * MINUTE), change("update", t0 - 9 * MINUTE)]), 200);
+    await later(space, 1_000);
+    const before = await fullContext(space, { handle });
+    expect(before.memory.open_items.map((item) => item.kind)).toEqual(["object"]);
+    const changes = await query<{ id: string }>(space, "SELECT id FROM derivations WHERE type = 'object' ORDER BY occurred_at");
+    expect(changes).toHaveLength(2);
+    expect(changes[0]?.id).toBe(before.memory.open_items[0]?.open_item_id);
+    await give(space, [{ action: "resolve_open_item", idempotency_key: key(), open_item_id: changes[1]?.id }]);
+    expect((await fullContext(space, { handle })).memory.open_items).toEqual([]);
+  });
+
   it("sets the outcome of a conversation's latest episode with the next compile", async () => {
     const handle = phone("+15555550404");
     const { space, context } = await customer(handle);

@@ -164,7 +164,8 @@ export function objectEntries(
     listed: open,
     view,
     openItem:
-      open && opened && !resolved(corrections, first.id)
+      // Resolved by its id (its first change's) or by any other of its changes' (history lists them).
+      open && opened && !ordered.some((change) => resolved(corrections, change.id))
         ? {
             open_item_id: first.id,
             kind: "object",
