@@ -261,6 +261,11 @@ describe("control API: projects, spaces and sources", () => {
     expect(
       (await json<{ verification_ceiling: string }>(await create({ name: "c", kind: "system" }), 201)).verification_ceiling,
     ).toBe("V4");
+    const ceilingOf = async (body: Record<string, unknown>) =>
+      (await json<{ verification_ceiling: string }>(await create(body), 201)).verification_ceiling;
+    expect(await ceilingOf({ name: "f", kind: "human_desk" })).toBe("V4");
+    expect(await ceilingOf({ name: "g", kind: "analyst" })).toBe("V0");
+    expect(await ceilingOf({ name: "h", kind: "analyst", otp: true })).toBe("V3");
     await expectProblem(await create({ name: "d", kind: "agent", verification_ceiling: "V3" }), 422, "invalid_input");
     await expectProblem(await create({ name: "e", kind: "agent", otp: true, verification_ceiling: "V4" }), 422, "invalid_input");
   });

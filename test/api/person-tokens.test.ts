@@ -94,7 +94,7 @@ describe("POST /v1/auth/logout: ends the token it is called with", () => {
 });
 
 describe("a person token that does not pass: one answer, whatever the reason", () => {
-  it("is 401 with the same detail when malformed, badly signed, expired or ended, on a space and on the control API", async () => {
+  it("is 401 with the same detail when malformed, badly signed, expired, ended or without an id, on a space and on the control API", async () => {
     const space = await createSpace();
     const person = await addPerson(space, ["review"]);
     await call("POST", "/control/v1/auth/logout", { token: person.token });
@@ -107,11 +107,20 @@ describe("a person token that does not pass: one answer, whatever the reason", (
         .setIssuedAt(iat)
         .setExpirationTime(iat + 900)
         .sign(new TextEncoder().encode(secret));
+    const withoutJti = await new SignJWT({ tid: space.tenant.tenantId, roles: ["admin"], vendor_sources: [] })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setSubject(person.id)
+      .setIssuer("customer-memory-service/control")
+      .setIssuedAt(now)
+      .setExpirationTime(now + 900)
+      .sign(new TextEncoder().encode("test-jwt-secret"));
     const refused = {
       malformed: "not.a.token",
       badlySigned: await signed("another-secret", now),
       expired: await signed("test-jwt-secret", now - 3600),
       ended: person.token,
+      // Issued before tokens carried an id and a generation: refused, the person logs in again.
+      withoutJti,
     };
     const details = new Set<string>();
     for (const token of Object.values(refused)) {
