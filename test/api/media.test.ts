@@ -121,6 +121,22 @@ describe("POST /v1/media/uploads: the reservation", () => {
     const usage = await runInDurableObject(spaceStub(space), (instance: SpaceObject) => instance.usage());
     expect(usage.media_bytes.used).toBe(600);
   });
+
+  it("counts reservations not yet uploaded against the quota, and answers Retry-After an hour", async () => {
+    const space = await createSpace();
+    const quota = { tenant_id: space.tenant.tenantId, metric: "media_bytes", limit: 1000, period: "month" };
+    await json(await call("PUT", "/control/v1/quotas", { operator: OPERATOR_TOKEN, body: quota }), 200);
+    const reservation = (size: number, mark: string) => ({
+      content_type: "image/png",
+      size_bytes: size,
+      sha256: mark.repeat(64),
+    });
+    UploadReservationSchema.parse(await json(await reserveResponse(space, reservation(600, "d")), 201));
+    const response = await reserveResponse(space, reservation(500, "e"));
+    await expectProblem(response, 429, "rate_limited");
+    expect(response.headers.get("retry-after")).toBe("3600");
+    UploadReservationSchema.parse(await json(await reserveResponse(space, reservation(400, "f")), 201));
+  });
 });
 
 describe("PUT upload_url (development store): exactly the reserved bytes, once", () => {
