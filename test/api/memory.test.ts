@@ -5,7 +5,7 @@ import { type Context, ContextSchema } from "../../src/contract/context";
 import { MemoryStatsSchema } from "../../src/edge/data/memory-stats";
 import { compileQueueLength, compileSlice } from "../../src/space/memory/compiler";
 import type { SpaceObject } from "../../src/space/object";
-import { expectProblem, link, phone, query, restartSpaceObject, systemId } from "../support/identity";
+import { expectProblem, identifyItem, link, phone, query, restartSpaceObject, systemId } from "../support/identity";
 import { contextResponse, fullContext, later, moveClock, readContext, stub } from "../support/memory";
 import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
@@ -378,6 +378,23 @@ describe("context: ETag, known_etag and If-None-Match", () => {
     const modified = await call("GET", path, { token: space.key, headers: { "if-none-match": first.etag } });
     expect(modified.status).toBe(200);
     expect(ContextSchema.parse(await json(modified)).etag).toBe(changed.etag);
+  });
+
+  it("answers a merged-away profile id with its survivor's context", async () => {
+    const space = await createSpace();
+    const t0 = await freezeClock(space);
+    const [older, younger] = [phone("+15555550209"), phone("+15555550210")];
+    await accept(space, [say(older, t0 - 2 * MINUTE, "I ordered shoes.")]);
+    await accept(space, [say(younger, t0 - MINUTE, "Any news on my shoes?")]);
+    const mergedAway = (await fullContext(space, { handle: younger })).profile_id;
+    await accept(space, [identifyItem([older, younger])]);
+    const survivor = await fullContext(space, { handle: older });
+    expect(survivor.profile_id).not.toBe(mergedAway);
+    const byOldId = ContextSchema.parse(
+      await json(await call("GET", `/spaces/${space.name}/v1/profiles/${mergedAway}/context`, { token: space.key }), 200),
+    );
+    expect(byOldId.profile_id).toBe(survivor.profile_id);
+    expect(byOldId.live.map((item) => item.text)).toEqual(["I ordered shoes.", "Any news on my shoes?"]);
   });
 });
 
