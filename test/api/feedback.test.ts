@@ -52,6 +52,18 @@ async function customer(handle: Handle) {
   return { space, t0, context: await fullContext(space, { handle }) };
 }
 
+/** An agent's action on a ticket of the customer's. */
+const ticketChange = (handle: Handle, operation: string, objectId: string, at: number) =>
+  message({
+    handles: [handle],
+    kind: "action",
+    speaker: { role: "ai_agent" },
+    content: undefined,
+    conversation_id: "conv-f",
+    action: { operation, object_type: "ticket", object_id: objectId },
+    occurred_at: iso(at),
+  });
+
 const factsOf = (context: Context) => context.memory.facts.map((fact) => [fact.key, fact.value, fact.status]);
 
 describe("feedback: each action changes the next context", () => {
@@ -89,20 +101,7 @@ describe("feedback: each action changes the next context", () => {
     const space = await createSpace({ source: { act: { operations: ["create"], object_types: ["ticket"] } } });
     const t0 = await moveClock(space, 0);
     await say(space, handle, t0 - 10 * MINUTE, "Where is my refund?");
-    await json(
-      await batch(space, [
-        message({
-          handles: [handle],
-          kind: "action",
-          speaker: { role: "ai_agent" },
-          content: undefined,
-          conversation_id: "conv-f",
-          action: { operation: "create", object_type: "ticket", object_id: "T-1" },
-          occurred_at: iso(t0 - 9 * MINUTE),
-        }),
-      ]),
-      200,
-    );
+    await json(await batch(space, [ticketChange(handle, "create", "T-1", t0 - 9 * MINUTE)]), 200);
     await later(space, 1_000);
     const before = await fullContext(space, { handle });
     expect(before.memory.open_items.map((item) => item.kind).sort()).toEqual(["object", "question"]);
@@ -122,17 +121,13 @@ describe("feedback: each action changes the next context", () => {
     const handle = phone("+15555550405");
     const space = await createSpace({ source: { act: { operations: ["create", "update"], object_types: ["ticket"] } } });
     const t0 = await moveClock(space, 0);
-    const change = (operation: string, at: number) =>
-      message({
-        handles: [handle],
-        kind: "action",
-        speaker: { role: "ai_agent" },
-        content: undefined,
-        conversation_id: "conv-f",
-        action: { operation, object_type: "ticket", object_id: "T-2", status: "waiting" },
-        occurred_at: iso(at),
-      });
-    await json(await batch(space, [change("create", t0 - 10 * MINUTE), change("update", t0 - 9 * MINUTE)]), 200);
+    await json(
+      await batch(space, [
+        ticketChange(handle, "create", "T-2", t0 - 10 * MINUTE),
+        ticketChange(handle, "update", "T-2", t0 - 9 * MINUTE),
+      ]),
+      200,
+    );
     await later(space, 1_000);
     const before = await fullContext(space, { handle });
     expect(before.memory.open_items.map((item) => item.kind)).toEqual(["object"]);
