@@ -1,6 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { StoredMediaSchema, UploadReservationSchema } from "../../src/contract/media";
+import { routedRequest } from "../../src/edge/address";
+import { app } from "../../src/edge/app";
 import { importUploadKey, signUploadGrant } from "../../src/edge/media/upload-token";
 import { deleteErasedMedia, eraseMedia } from "../../src/space/media/erasure";
 import { mediaKey } from "../../src/space/media/keys";
@@ -236,6 +238,34 @@ describe("PUT upload_url (development store): exactly the reserved bytes, once",
     const reservation = await reserve(space, bytes);
     await query(space, "DELETE FROM media WHERE media_ref = ?", reservation.media_ref);
     await expectProblem(await upload(reservation, bytes), 404, "not_found");
+  });
+});
+
+describe("media routes in production", () => {
+  it("answers 503 to a reservation without R2's settings and reserves nothing; the development store is 404", async () => {
+    const space = await createSpace();
+    // Every secret a production deployment needs, but not R2's account and bucket (variables).
+    const production = { ...env, ENVIRONMENT: "production", R2_ACCESS_KEY_ID: "key-id", R2_SECRET_ACCESS_KEY: "secret" };
+    const send = (path: string, init: RequestInit) =>
+      app.fetch(routedRequest(new Request(`http://${space.name}.local.memory.localhost${path}`, init), production), production);
+    const headers = { authorization: `Bearer ${space.key}`, "content-type": "application/json" };
+    const reservation = JSON.stringify({ content_type: "image/png", size_bytes: 5, sha256: "a".repeat(64) });
+    expect((await json(await send("/v1/media/uploads", { method: "POST", headers, body: reservation }), 503)).code).toBe(
+      "unavailable",
+    );
+    expect(await query(space, "SELECT media_ref FROM media")).toEqual([]);
+    // Other routes work: only what needs R2 is out.
+    expect((await send("/v1/whoami", { headers })).status).toBe(200);
+
+    // The development store's address (what a development reservation answers) is no route there.
+    const stored = await reserve(space, randomBytes(5));
+    expect(stored.upload_url.endsWith(`/v1/media/uploads/${stored.media_ref}`)).toBe(true);
+    const put = await send(`/v1/media/uploads/${stored.media_ref}`, {
+      method: "PUT",
+      headers: stored.upload_headers,
+      body: randomBytes(5),
+    });
+    expect((await json(put, 404)).code).toBe("not_found");
   });
 });
 
