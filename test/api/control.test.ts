@@ -353,6 +353,31 @@ describe("control API: keys and Idempotency-Key", () => {
 });
 
 describe("control API: versioned space configuration", () => {
+  it("takes each documented bound and refuses one past it", async () => {
+    const space = await createSpace();
+    const put = (values: Record<string, unknown>) =>
+      call("PUT", `/control/v1/spaces/${space.spaceId}/config`, { token: space.tenant.token, body: { values } });
+    const bounds: [string, unknown, unknown][] = [
+      ["clock_tolerance_s", 86_400, 86_401],
+      ["clock_tolerance_s", 0, -1],
+      ["coverage_tolerance", 1, 1.01],
+      ["episode_highlights", 10, 11],
+      ["retention_days", 36_500, 36_501],
+      ["retention_days", 1, 0],
+      ["rate_limits", { space_per_minute: 1_000_000 }, { space_per_minute: 1_000_001 }],
+      ["rate_limits", { key_per_minute: 1 }, { key_per_minute: 0 }],
+      ["suggestion_threshold", 0.9999, 1],
+      ["suggestion_threshold", 0.5, 0.49],
+      ["summarizer_daily_limit", 1_000_000, 1_000_001],
+      ["summarizer_model", "@cf/meta/llama-3.1-8b-instruct", "gpt-4o"],
+    ];
+    for (const [name, taken, refused] of bounds) {
+      expect((await put({ [name]: taken })).status, `${name} ${JSON.stringify(taken)}`).toBe(200);
+      const problem = await expectProblem(await put({ [name]: refused }), 422, "invalid_input");
+      expect(problem.detail, `${name} ${JSON.stringify(refused)}`).toContain(name);
+    }
+  });
+
   it("stores every PUT as a new version, serves old versions, and refuses unknown keys", async () => {
     const space = await createSpace();
     const path = `/control/v1/spaces/${space.spaceId}/config`;
