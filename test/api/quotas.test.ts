@@ -132,6 +132,27 @@ describe("quotas reach the tenant's spaces", () => {
     await expectProblem(await messages(space, 1), 429, "rate_limited");
   });
 
+  it("counts feedback items the space accepted among the day's events, and not the refused ones", async () => {
+    const space = await createSpace();
+    await clockAt(space, Date.UTC(2031, 4, 7, 10));
+    await json(await putQuota({ tenant_id: space.tenant.tenantId, metric: "events_per_day", limit: 4, period: "day" }), 200);
+    await json(await messages(space, 2), 200);
+    const feedback = (items: unknown[]) =>
+      call("POST", `/spaces/${space.name}/v1/feedback`, { token: space.key, body: { items } });
+    const outcome = (key: string) => ({
+      action: "conversation_outcome",
+      idempotency_key: key,
+      conversation_id: "conv-1",
+      value: "resolved",
+    });
+    const unknown = { action: "resolve_open_item", idempotency_key: "fb-unknown", open_item_id: "no-such-item" };
+    // One accepted, one refused (207): three of four used.
+    expect((await feedback([outcome("fb-1"), unknown])).status).toBe(207);
+    await json(await messages(space, 1), 200);
+    await expectProblem(await feedback([outcome("fb-2")]), 429, "rate_limited");
+    await expectProblem(await messages(space, 1), 429, "rate_limited");
+  });
+
   it("refuses writes past the tenant's requests per minute before reads", async () => {
     const space = await createSpace();
     const minute = Math.floor(Date.now() / 60_000) * 60_000 + 60_000;
