@@ -120,6 +120,21 @@ describe("control API: people and roles", () => {
     expect(page.data).toHaveLength(2);
   });
 
+  it("answers 50 records a page when no limit is given", async () => {
+    const tenant = await createTenant();
+    await Promise.all(
+      Array.from({ length: 51 }, (_, i) =>
+        call("POST", "/control/v1/projects", { token: tenant.token, body: { name: `p${i}` } }),
+      ),
+    );
+    const page = await json<{ data: unknown[]; next_cursor: string | null }>(
+      await call("GET", "/control/v1/projects", { token: tenant.token }),
+      200,
+    );
+    expect(page.data).toHaveLength(50);
+    expect(page.next_cursor).not.toBeNull();
+  });
+
   it("pages lists with cursor and limit", async () => {
     const tenant = await createTenant();
     for (const name of ["a", "b", "c"]) await call("POST", "/control/v1/projects", { token: tenant.token, body: { name } });
