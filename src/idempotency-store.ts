@@ -1,4 +1,4 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lte } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { IDEMPOTENCY_RETENTION_MS, type IdempotencyStore } from "./idempotency";
@@ -31,7 +31,7 @@ export function idempotencyStore(
 ): IdempotencyStore {
   return {
     purge: (before) => {
-      db.delete(table).where(lt(table.createdAt, before)).run();
+      db.delete(table).where(lte(table.createdAt, before)).run();
     },
     find: (scope, key) =>
       db

@@ -15,7 +15,7 @@ export interface IdempotencyRequest {
 
 /** Where an object keeps its answers: its own table, behind these three operations. */
 export interface IdempotencyStore {
-  /** Drops answers created before `before`. */
+  /** Drops answers created at or before `before` (as `purgeAnswers` does: an answer ends 24 hours after it was made). */
   purge(before: number): void;
   find(scope: string, key: string): { requestHash: string; answer: unknown } | undefined;
   save(request: IdempotencyRequest, answer: unknown, now: number): void;
