@@ -1,15 +1,18 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { StoredMediaSchema, UploadReservationSchema } from "../../src/contract/media";
 import { routedRequest } from "../../src/edge/address";
 import { app } from "../../src/edge/app";
 import { importUploadKey, signUploadGrant } from "../../src/edge/media/upload-token";
 import { deleteErasedMedia, eraseMedia } from "../../src/space/media/erasure";
+import { EXPIRY_GRACE_MS } from "../../src/space/media/expiry";
 import { mediaKey } from "../../src/space/media/keys";
+import { UPLOAD_WINDOW_MS } from "../../src/space/media/reservations";
 import type { SpaceObject } from "../../src/space/object";
-import { createSource, expectProblem, lookup, personToken, query, spaceStub } from "../support/identity";
+import { createSource, expectProblem, lookup, lookupResponse, personToken, query, spaceStub } from "../support/identity";
 import { randomBytes, reserve, reserveResponse, sha256Hex, storedObject, upload } from "../support/media";
-import { forgotten } from "../support/privacy";
+import { later } from "../support/memory";
+import { erasureOf, forget, forgotten, receiptResponse } from "../support/privacy";
 import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 const HOUR = 3_600_000;
@@ -371,6 +374,58 @@ describe("POST /v1/forget reaches media", () => {
       const answer = await json<{ errors: { code: string }[] }>(await batch(space, [item]), 207);
       expect(answer.errors[0]?.code).toBe("not_found");
     }
+  });
+});
+
+describe("POST /v1/forget reaches media: uploads that race it, R2 that fails it", () => {
+  it("deletes the bytes of a presigned upload that reached R2 after the erasure, once the reservation's window is over", async () => {
+    const space = await createSpace();
+    const subject = { type: "phone_e164", value: "+15555550141" };
+    const bytes = randomBytes(64);
+    const reservation = await reserve(space, bytes, { subject });
+    const receipt = await forgotten(space, await personToken(space, ["security"]), { handle: subject });
+    expect(receipt.counts.media).toBe(1);
+    // What R2 does with a presigned PUT already on its way: the object, checked against the signed SHA-256.
+    await env.FILES.put(mediaKey(space.name, reservation.media_ref), bytes, { sha256: reservation.sha256 });
+    await later(space, UPLOAD_WINDOW_MS + EXPIRY_GRACE_MS + 1_000);
+    expect(await storedObject(space, reservation.media_ref)).toBeNull();
+    expect(await query(space, "SELECT media_ref FROM media")).toEqual([]);
+    expect(await query(space, "SELECT key FROM timers WHERE kind = 'media.expiry'")).toEqual([]);
+  });
+
+  it("answers 202 while R2 refuses the deletes, and the signing timer deletes the files and signs once R2 answers", async () => {
+    const space = await createSpace();
+    const subject = { type: "phone_e164", value: "+15555550142" };
+    const file = await uploaded(space, randomBytes(48), { subject });
+    // The object's R2 binding (the test's, in this pool) refuses every delete until restored.
+    const refusing = await runInDurableObject(spaceStub(space), (instance: SpaceObject) => {
+      const bucket = (instance as unknown as { env: { FILES: R2Bucket } }).env.FILES;
+      return vi.spyOn(bucket, "delete").mockRejectedValue(new Error("R2 unavailable"));
+    });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const token = await personToken(space, ["security"]);
+    let receiptId = "";
+    try {
+      const erasure = await forget(space, token, { handle: subject });
+      if (erasure.status !== 202) throw new Error("the erasure was signed although R2 kept the file");
+      receiptId = erasure.receiptId;
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining("receipt signing failed"));
+      expect(logged.mock.calls.flat().join(" ")).not.toContain(subject.value);
+      expect(await storedObject(space, file.media_ref)).not.toBeNull();
+      // Reads of the subject are already 404, whatever R2 does.
+      await expectProblem(await lookupResponse(space, subject), 404, "not_found");
+      await later(space, 11_000);
+      expect((await erasureOf(await receiptResponse(space, token, receiptId))).status).toBe(202);
+    } finally {
+      refusing.mockRestore();
+      logged.mockRestore();
+    }
+    await later(space, 11_000);
+    const done = await erasureOf(await receiptResponse(space, token, receiptId));
+    expect(done.status).toBe(200);
+    if (done.status === 200) expect(done.receipt.counts.media).toBe(1);
+    expect(await storedObject(space, file.media_ref)).toBeNull();
+    expect(await query(space, "SELECT media_ref FROM media")).toEqual([]);
   });
 });
 

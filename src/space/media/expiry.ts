@@ -19,9 +19,17 @@ export function holdExpiry(sql: SqlStorage, mediaRef: string, now: number): void
   setTimer(sql, { kind: "media.expiry", key: mediaRef, dueAt: now + LOOK_LEASE_MS, payload: null });
 }
 
-/** The reservations among `refs` still waiting for their bytes (one stored or erased meanwhile is settled). */
-export function stillReserved(sql: SqlStorage, refs: readonly string[]): MediaRecord[] {
-  return [...mediaRecords(sql, refs).values()].filter((record) => record.status === "reserved");
+/**
+ * What the expired `refs` are now: `waiting`, the reservations still waiting for their bytes;
+ * `erased`, those forget erased (the row `erased`, or gone once R2 was emptied). One stored
+ * meanwhile is settled.
+ */
+export function expiredReservations(sql: SqlStorage, refs: readonly string[]): { waiting: MediaRecord[]; erased: string[] } {
+  const records = mediaRecords(sql, refs);
+  return {
+    waiting: [...records.values()].filter((record) => record.status === "reserved"),
+    erased: refs.filter((ref) => (records.get(ref)?.status ?? "erased") === "erased"),
+  };
 }
 
 /**

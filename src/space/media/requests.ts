@@ -7,7 +7,7 @@ import { type Outcome, outcomeOf } from "../../http/problem";
 import { callerScope } from "../access";
 import type { SpaceRequests } from "../requests";
 import { arrivedInR2 } from "./arrivals";
-import { scheduleExpiry, settleExpired, stillReserved } from "./expiry";
+import { expiredReservations, scheduleExpiry, settleExpired } from "./expiry";
 import { mediaKey } from "./keys";
 import { completeUpload, type MediaRecord, reservationForUpload, reserveMedia } from "./reservations";
 
@@ -39,14 +39,18 @@ export class MediaRequests {
     );
   }
 
-  /** Expired reservations (their timers fired): stored if R2 holds their bytes, else deleted (`expiry.ts`). */
+  /**
+   * Expired reservations (their timers fired): stored if R2 holds their bytes, else deleted
+   * (`expiry.ts`). Bytes of a reservation forget erased go too: a presigned upload that raced the
+   * erasure reached R2 after forget deleted its key.
+   */
   async settleExpired(refs: readonly string[]): Promise<void> {
     const space = this.#space;
-    const waiting = stillReserved(space.sql, refs);
+    const { waiting, erased } = expiredReservations(space.sql, refs);
     const arrived = new Set(await arrivedInR2(space.env.FILES, space.spaceName(), waiting));
     // Bytes R2 would not have taken for the reservation (another length or hash) go with it.
-    const refused = waiting.filter((record) => !arrived.has(record.mediaRef));
-    if (refused.length > 0) await space.env.FILES.delete(refused.map((record) => mediaKey(space.spaceName(), record.mediaRef)));
+    const refused = [...waiting.filter((record) => !arrived.has(record.mediaRef)).map((record) => record.mediaRef), ...erased];
+    if (refused.length > 0) await space.env.FILES.delete(refused.map((ref) => mediaKey(space.spaceName(), ref)));
     space.db.transaction(() => settleExpired(space.sql, refs, arrived, space.now()));
   }
 

@@ -89,12 +89,20 @@ export class PrivacyRequests {
     );
   }
 
-  /** Signs a receipt whose data is erased (here, or by the signing timer); what the object holds in memory of the space's words is read again. */
+  /**
+   * Signs a receipt whose data is erased (here, or by the signing timer); what the object holds in
+   * memory of the space's words is read again. R2 failing leaves the receipt `signing`: its timer
+   * (`forget.sign`) tries again, and the request or the alarm round goes on.
+   */
   async signReceipt(receiptId: string): Promise<void> {
     const space = this.#space;
-    // The media forget erased leave R2 before a receipt says they did (a restart: the signing timer).
-    await deleteErasedMedia(space.sql, space.env.FILES, space.spaceName());
-    if (await this.#receipts.sign(receiptId, space.now())) this.#forgetHeld([]);
+    try {
+      // The media forget erased leave R2 before a receipt says they did (a restart: the signing timer).
+      await deleteErasedMedia(space.sql, space.env.FILES, space.spaceName());
+      if (await this.#receipts.sign(receiptId, space.now())) this.#forgetHeld([]);
+    } catch (error) {
+      console.error(JSON.stringify({ message: "receipt signing failed", receipt_id: receiptId, error: (error as Error).name }));
+    }
   }
 
   #erasure(receiptId: string): ErasureView {
