@@ -143,6 +143,52 @@ describe("episodes: open items are the questions no later turn answered", () => 
   });
 });
 
+describe("episodes: how each session ended (docs/api/memory.md, episode outcome)", () => {
+  it("is escalated by a handoff or a *.escalated event, resolved by a *.closed event or an answer, abandoned on the customer's last word", async () => {
+    const space = await createSpace();
+    const handle = phone("+15555550605");
+    const t0 = await moveClock(space, 0);
+    const at = (conversation: number, turn: number) => t0 - (6 - conversation) * 2 * 60 * MINUTE + turn * MINUTE;
+    const system = (conversation: string, when: number, canonicalType: string) =>
+      message({
+        handles: [handle],
+        occurred_at: iso(when),
+        conversation_id: conversation,
+        kind: "system_event",
+        canonical_type: canonicalType,
+      });
+    await accept(space, [
+      say(handle, at(1, 0), "customer", "my parcel is damaged, what can you do?", "c-handoff"),
+      say(handle, at(1, 1), "ai_agent", "I am passing you to a colleague.", "c-handoff"),
+      {
+        type: "handoff",
+        conversation_id: "c-handoff",
+        to: { role: "human_agent" },
+        occurred_at: iso(at(1, 2)),
+        idempotency_key: "handoff-1",
+      },
+      say(handle, at(2, 0), "customer", "this is the third time I write about the refund", "c-escalated"),
+      system("c-escalated", at(2, 1), "ticket.escalated"),
+      say(handle, at(3, 0), "customer", "can you close my old account?", "c-closed"),
+      system("c-closed", at(3, 1), "ticket.closed"),
+      say(handle, at(4, 0), "ai_agent", "Hello, how can I help you today?", "c-abandoned"),
+      say(handle, at(4, 1), "customer", "I wanted to ask about my delivery", "c-abandoned"),
+      say(handle, at(5, 0), "customer", "what time do you open on Saturdays?", "c-answered"),
+      say(handle, at(5, 1), "ai_agent", "We open at nine on Saturdays.", "c-answered"),
+    ]);
+    await later(space, 60 * MINUTE);
+    const context = await compiled(space, handle);
+    const outcomes = Object.fromEntries(context.memory.episodes.map((episode) => [episode.conversation_id, episode.outcome]));
+    expect(outcomes).toEqual({
+      "c-handoff": "escalated",
+      "c-escalated": "escalated",
+      "c-closed": "resolved",
+      "c-abandoned": "abandoned",
+      "c-answered": "resolved",
+    });
+  });
+});
+
 describe("context: a long customer's context stays within its byte budget", () => {
   it("is at most 16 KB for 30 sessions of 20 messages, closed or with the last one open", async () => {
     const space = await createSpace();

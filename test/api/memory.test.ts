@@ -349,6 +349,46 @@ describe("promises: broken by their due timer, kept by a change of their object"
   });
 });
 
+describe("objects: open ones in memory.objects and open_items, closed ones gone", () => {
+  it("shows an object's latest status and attributes, and closes it by a terminal status in any case, a cancel or a closing system event", async () => {
+    const space = await createSpace({
+      source: { act: { operations: ["create", "update", "cancel"], object_types: ["order"] } },
+    });
+    const t0 = await freezeClock(space);
+    const handle = phone("+15555550209");
+    const change = (at: number, operation: string, id: string, extra: Record<string, unknown> = {}) =>
+      action(handle, t0 - 10 * MINUTE + at * 1_000, { operation, object_type: "order", object_id: id, ...extra });
+    await accept(space, [
+      change(1, "create", "o-open", { status: "packed", attributes: { total: 12.5, items: 2 } }),
+      change(2, "update", "o-open", { status: "shipped", attributes: { items: 3 } }),
+      change(3, "create", "o-delivered", { status: "packed" }),
+      change(4, "update", "o-delivered", { status: "Delivered" }),
+      change(5, "create", "o-cancelled", { status: "packed" }),
+      change(6, "cancel", "o-cancelled"),
+      change(7, "create", "o-completed", { status: "packed" }),
+      message({
+        handles: [handle],
+        kind: "system_event",
+        canonical_type: "order.completed",
+        object: { object_type: "order", object_id: "o-completed" },
+        occurred_at: iso(t0 - 10 * MINUTE + 8_000),
+      }),
+    ]);
+    await later(space, 1_000);
+    const context = await fullContext(space, { handle });
+    expect(context.memory.objects).toEqual([
+      {
+        object_type: "order",
+        object_id: "o-open",
+        status: "shipped",
+        attributes: { total: 12.5, items: 3 },
+        updated_at: iso(t0 - 10 * MINUTE + 2_000),
+      },
+    ]);
+    expect(context.memory.open_items.map((item) => item.kind)).toEqual(["object"]);
+  });
+});
+
 describe("context: ETag, known_etag and If-None-Match", () => {
   it("answers unchanged and 304 for the current ETag, which covers all but as_of, and a new one after a message", async () => {
     const space = await createSpace();
