@@ -85,7 +85,7 @@ type ItemSpec =
   | { kind: "junk"; value: unknown }
   | { kind: "extra"; template: Template; key: string; value: unknown }
   | { kind: "deep"; template: Template; field: string; value: unknown }
-  | { kind: "attributes"; entries: [string, unknown][] };
+  | { kind: "attributes"; entries: [string, unknown][]; systemEvent: boolean };
 
 type ItemExpectation = "accept" | "reject" | "any";
 
@@ -138,8 +138,12 @@ const itemSpec: fc.Arbitrary<ItemSpec> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .array(fc.tuple(attributeKey, attributeValue), { minLength: 1, maxLength: 5 })
-      .map((entries): ItemSpec => ({ kind: "attributes", entries })),
+      .record({
+        entries: fc.array(fc.tuple(attributeKey, attributeValue), { minLength: 1, maxLength: 5 }),
+        // A system event's attribute names are read as traits and facts, a message's only kept.
+        systemEvent: fc.boolean(),
+      })
+      .map((spec): ItemSpec => ({ kind: "attributes", ...spec })),
   },
 );
 
@@ -176,7 +180,8 @@ function buildItem(spec: ItemSpec): { value: unknown; expect: ItemExpectation } 
     }
     case "attributes": {
       const attributes = ownObject(spec.entries);
-      const item = message({ idempotency_key: fresh("attr"), attributes });
+      const kind = spec.systemEvent ? { kind: "system_event", canonical_type: "customer.updated" } : {};
+      const item = message({ idempotency_key: fresh("attr"), ...kind, attributes });
       // An own `__proto__` key is refused whatever is under it (zod's records would skip it).
       if (Object.hasOwn(attributes, "__proto__")) return { value: item, expect: "reject" };
       return { value: item, expect: validAttributes(attributes) ? "accept" : "reject" };

@@ -143,6 +143,12 @@ describe("comparison levels", () => {
     ).toBeNull();
   });
 
+  it("an attribute named like a property of every object is no trait, and such a word in a street stays a word", () => {
+    const attributes = { constructor: "Ana", toString: "Lopez", valueOf: "1990-01-02", street: "1 Constructor St" };
+    expect(traitsOf(attributes)).toEqual([["street", "1 constructor street"]]);
+    expect(traitsOf({ hasOwnProperty: "x", surname: "Lopez" }, { surname: "family_name" })).toEqual([["family_name", "lopez"]]);
+  });
+
   it("the latest value and its alternatives: the best level over all of them", () => {
     expect(level("postal_code", { postal_code: ["3141", "2000"] }, { postal_code: ["2000"] })).toBe("exact");
   });

@@ -147,7 +147,7 @@ const STREET_WORDS: Record<string, string> = {
 export function streetWords(value: string): string {
   return plainWords(value)
     .split(" ")
-    .map((word) => STREET_WORDS[word] ?? word)
+    .map((word) => (Object.hasOwn(STREET_WORDS, word) ? STREET_WORDS[word] : undefined) ?? word)
     .join(" ");
 }
 
@@ -194,7 +194,12 @@ export function traitsOf(
   const found = new Map<Trait, string>();
   const split = new Map<Trait, string>();
   for (const [name, value] of Object.entries(attributes ?? {})) {
-    const trait = name in mapping ? mapping[name] : DEFAULT_TRAIT_ATTRIBUTES[name];
+    // Own names only: an attribute named `constructor` or `toString` is no trait.
+    const trait = Object.hasOwn(mapping, name)
+      ? mapping[name]
+      : Object.hasOwn(DEFAULT_TRAIT_ATTRIBUTES, name)
+        ? DEFAULT_TRAIT_ATTRIBUTES[name]
+        : null;
     if (!trait || typeof value !== "string") continue;
     for (const [read_, normalized] of read(trait, value)) {
       (trait === "full_name" ? split : found).set(read_, normalized);
