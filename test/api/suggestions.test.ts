@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ContextSchema } from "../../src/contract/context";
 import { ProfileSchema, SuggestionPageSchema, SuggestionSchema } from "../../src/contract/identity";
 import type { SpaceObject } from "../../src/space/object";
 import { identifyItem, personToken } from "../support/identity";
@@ -349,6 +350,47 @@ describe("POST /v1/identity/suggestions/{id}/accept", () => {
     expect(profile.identifiers.map((identifier) => identifier.handle_id).sort()).toEqual(
       [suggestion.handle_a, suggestion.handle_b].sort(),
     );
+  });
+});
+
+describe("an accepted suggestion's memory", () => {
+  it("joins the absorbed profile's memory to the survivor's, as any merge does, and an undo splits it again", async () => {
+    const space = await createSpace();
+    const a = { type: "phone_e164", value: "+15555550133" };
+    const b = { type: "phone_e164", value: "+15555550134" };
+    await json(
+      await batch(space, [
+        customer(a.value, { name: "Ines Moreau", postcode: "Z9", plan: "gold" }),
+        customer(b.value, { name: "INES MOREAU", postcode: "z9", shoe_size: "41" }),
+      ]),
+      200,
+    );
+    await runJob(space);
+    const [suggestion] = (await suggestions(space)).data;
+    if (!suggestion) throw new Error("no suggestion");
+    const facts = async (handle: typeof a) => {
+      await runJob(space, 1_000);
+      const context = ContextSchema.parse(
+        await json(await call("POST", `/spaces/${space.name}/v1/context`, { token: space.key, body: { handle } }), 200),
+      );
+      return context.memory.facts
+        .map((fact) => fact.key)
+        .filter((key) => key === "plan" || key === "shoe_size")
+        .sort();
+    };
+    expect(await facts(a)).toEqual(["plan"]);
+    expect(await facts(b)).toEqual(["shoe_size"]);
+    const path = `/v1/identity/suggestions/${suggestion.suggestion_id}/accept`;
+    SuggestionSchema.parse(await json(await post(space, path, "accept-1", space.tenant.token), 200));
+    expect(await facts(a)).toEqual(["plan", "shoe_size"]);
+    expect(await facts(b)).toEqual(["plan", "shoe_size"]);
+    const profile = ProfileSchema.parse(
+      await json(await call("GET", `/spaces/${space.name}/v1/profiles/${suggestion.profile_a}`, { token: space.key }), 200),
+    );
+    const mergeId = profile.merges[0]?.merge_id;
+    await json(await post(space, `/v1/identity/merges/${mergeId}/undo`, "undo-1", space.tenant.token), 200);
+    expect(await facts(a)).toEqual(["plan"]);
+    expect(await facts(b)).toEqual(["shoe_size"]);
   });
 });
 

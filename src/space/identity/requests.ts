@@ -126,7 +126,10 @@ export class IdentityRequests {
     return space.audited({ ...audit, targetsOf: suggestionTargets }, () =>
       space.idempotent(credential, POLICIES.identityReview, idempotency, (caller, now) => {
         const personId = caller.principal.kind === "person" ? caller.principal.personId : "";
-        return acceptSuggestion(space.sql, suggestionId, personId, now, viewerOf(caller).visibility);
+        const { suggestion, survivor } = acceptSuggestion(space.sql, suggestionId, personId, now, viewerOf(caller).visibility);
+        // The absorbed profile's memory joins the survivor's, as after an `identify` that merges.
+        if (survivor !== null) queueProfile(space.sql, [survivor], now);
+        return suggestion;
       }),
     );
   }

@@ -256,6 +256,8 @@ export function dismissSuggestion(sql: SqlStorage, suggestionId: string, now: nu
 /**
  * Accept: the two profiles merge, method `review`, with the person as evidence. A person may
  * accept a pair they dismissed before; accepting again answers the suggestion as it is.
+ * `survivor`: the profile that absorbed the other now, whose memory the caller compiles again;
+ * null when nothing merged.
  */
 export function acceptSuggestion(
   sql: SqlStorage,
@@ -263,13 +265,16 @@ export function acceptSuggestion(
   personId: string,
   now: number,
   visibility: Visibility,
-): Suggestion {
+): { suggestion: Suggestion; survivor: string | null } {
   const row = findSuggestion(sql, suggestionId);
+  let survivor: string | null = null;
   if (row.status !== "accepted") {
     const roots = [rootOf(sql, row.profile_a), rootOf(sql, row.profile_b)].filter((root) => root !== null);
     const distinct = roots.filter((root, index) => roots.findIndex((other) => other.profileId === root.profileId) === index);
-    if (distinct.length > 1) mergeRoots(sql, distinct, { method: "review", itemId: null, sourceId: null, personId }, now);
+    if (distinct.length > 1) {
+      survivor = mergeRoots(sql, distinct, { method: "review", itemId: null, sourceId: null, personId }, now);
+    }
     sql.exec("UPDATE suggestions SET status = 'accepted', updated_at = ? WHERE suggestion_id = ?", now, suggestionId);
   }
-  return suggestionView(sql, { ...row, status: "accepted" }, visibility);
+  return { suggestion: suggestionView(sql, { ...row, status: "accepted" }, visibility), survivor };
 }
