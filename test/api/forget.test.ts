@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ProfileSchema } from "../../src/contract/identity";
+import { LinkSchema, ProfileSchema } from "../../src/contract/identity";
 import { SearchPageSchema } from "../../src/contract/search";
 import { mediaKey } from "../../src/space/media/keys";
 import { base64url } from "../../src/space/privacy/base64url";
@@ -9,11 +9,13 @@ import {
   expectProblem,
   identifyItem,
   link,
+  linkResponse,
   notePersonalData,
   personToken,
   phone,
   query,
   restartSpaceObject,
+  systemId,
 } from "../support/identity";
 import { reserve, upload } from "../support/media";
 import { later, moveClock, runAlarms } from "../support/memory";
@@ -451,6 +453,32 @@ describe("POST /v1/forget: access, the key, the subject", () => {
     expect(await query(space, "SELECT kind FROM timers WHERE kind IN ('forget.run', 'forget.sign')")).toEqual([]);
     expect(await erasureOf(await receiptResponse(space, security, erasure.receipt.receipt_id))).toEqual(erasure);
     expect(await scanFor(space, ["15555550153", "small.subject"])).toEqual([]);
+  });
+
+  it("deletes the kept answers that hold the subject, and no other caller's, nor its own, whatever its handle's value", async () => {
+    const space = await createSpace();
+    // A value found inside nearly every answer (ids, dates), as a substring.
+    const subject = systemId("1");
+    const [person, org] = [phone("+15555550156"), systemId("acct-77")];
+    await accept(space, [message({ handles: [subject] }), message({ handles: [person] }), message({ handles: [org] })]);
+    const linkKey = crypto.randomUUID();
+    const body = { person: { handle: person }, organization: { handle: org }, kind: "account" };
+    const linked = LinkSchema.parse(await json(await linkResponse(space, body, space.key, linkKey), 201));
+    const theirs = LinkSchema.parse(
+      await json(await linkResponse(space, { ...body, person: { handle: subject } }, space.key, crypto.randomUUID()), 201),
+    );
+    const security = await personToken(space, ["security"]);
+    const forgetKey = crypto.randomUUID();
+    const erasure = await forget(space, security, { handle: subject }, forgetKey);
+    if (erasure.status !== 200) throw new Error("a small subject is erased in the request");
+    expect(erasure.receipt.counts.kept_answers).toBe(1);
+    // Another caller's replay answers its first link, not a second one.
+    const replayed = LinkSchema.parse(await json(await linkResponse(space, body, space.key, linkKey), 201));
+    expect(replayed.link_id).toBe(linked.link_id);
+    expect(await query(space, "SELECT link_id FROM links")).toEqual([{ link_id: linked.link_id }]);
+    expect(theirs.link_id).not.toBe(linked.link_id);
+    // The erasure's own key answers the same erasure.
+    expect(await forget(space, security, { handle: subject }, forgetKey)).toEqual(erasure);
   });
 
   it("erases by profile id, a merged-away id naming its survivor; a second request while one runs answers that erasure", async () => {

@@ -125,7 +125,9 @@ function deleteBySides(sql: SqlStorage, table: string, sides: readonly string[],
 /**
  * An identity write's kept answer can hold the subject's ids and whole handles (a link, a
  * suggestion): deleted with the cut, so that a replay answers nothing of the subject. The
- * erasure's last slice runs it again, for an erasure cut before this ran with the cut.
+ * erasure's last slice runs it again, for an erasure cut before this ran with the cut. A
+ * handle's value counts only as a whole JSON string: a short value (a `system_id` of `1`) is
+ * inside other callers' answers (an id, a date) and inside the erasure's own.
  */
 export function forgetKeptAnswers(sql: SqlStorage, receiptId: string, members: string): number {
   return countDeleted(
@@ -133,7 +135,8 @@ export function forgetKeptAnswers(sql: SqlStorage, receiptId: string, members: s
     `DELETE FROM idempotency_records WHERE
        EXISTS (SELECT 1 FROM json_each(?1) m WHERE instr(idempotency_records.answer, m.value) > 0)
        OR EXISTS (SELECT 1 FROM erasure_handles h WHERE h.receipt_id = ?2
-         AND (instr(idempotency_records.answer, h.handle_id) > 0 OR instr(lower(idempotency_records.answer), lower(h.value)) > 0))
+         AND (instr(idempotency_records.answer, h.handle_id) > 0
+           OR instr(lower(idempotency_records.answer), lower(json_quote(h.value))) > 0))
        RETURNING 1`,
     members,
     receiptId,
