@@ -393,7 +393,7 @@ describe("POST /v1/forget reaches media: uploads that race it, R2 that fails it"
     expect(await query(space, "SELECT key FROM timers WHERE kind = 'media.expiry'")).toEqual([]);
   });
 
-  it("answers 202 while R2 refuses the deletes, and the signing timer deletes the files and signs once R2 answers", async () => {
+  it("answers 202 running while R2 refuses the deletes, and the signing timer deletes the files and signs once R2 answers", async () => {
     const space = await createSpace();
     const subject = { type: "phone_e164", value: "+15555550142" };
     const file = await uploaded(space, randomBytes(48), { subject });
