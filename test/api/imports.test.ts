@@ -4,7 +4,15 @@ import { ImportCreatedSchema } from "../../src/contract/imports";
 import { importMessage } from "../../src/queues/messages";
 import { importKey } from "../../src/space/imports/keys";
 import { receiveFile } from "../../src/space/imports/records";
-import { MAX_RESENDS, RECEIVE_WINDOW_MS, SEND_RETRY_MS, STALL_MS, STALLED, watchImport } from "../../src/space/imports/watch";
+import {
+  MAX_RESENDS,
+  RECEIVE_WINDOW_MS,
+  SEND_RETRY_MS,
+  STALL_MS,
+  STALLED,
+  watchEnded,
+  watchImport,
+} from "../../src/space/imports/watch";
 import type { SpaceObject } from "../../src/space/object";
 import { expectProblem, lookup, lookupResponse, personToken, query, spaceStub } from "../support/identity";
 import { CSV, deliver, finished, imported, importStatus, NDJSON, sendFile } from "../support/imports";
@@ -316,21 +324,62 @@ describe("The import's reader: resumable", () => {
     expect(await itemCount(space)).toBe(1_100);
   });
 
-  it("fails the import when the key that sent it is revoked before it is read", async () => {
+  it("fails the import when the key that sent it is revoked before it is read, and its file leaves R2", async () => {
     const space = await createSpace();
     const importId = await imported(space, lines([message()]), NDJSON);
-    await json(
-      await call("POST", `/control/v1/keys/${space.keyId}/revoke`, {
-        token: space.tenant.token,
-        headers: { "idempotency-key": crypto.randomUUID() },
-      }),
-    );
+    await revoke(space);
     await deliver(space, importId);
     const status = (await query<{ status: string; reason: string }>(space, "SELECT status, reason FROM imports"))[0];
     expect(status?.status).toBe("failed");
     expect(status?.reason).toMatch(/^key_revoked/);
+    expect(await storedFiles(space)).toEqual([]);
+    expect(await query(space, "SELECT key FROM timers WHERE kind = 'import.watch'")).toEqual([]);
+  });
+
+  it("fails the import when its key is revoked while the file is read, and its file leaves R2", async () => {
+    const space = await createSpace();
+    const importId = await imported(space, lines([message(), message()]), NDJSON);
+    // The reader has taken the import (startImport) when it opens the file: the key goes then.
+    const revoking: Pick<R2Bucket, "get"> = {
+      async get(key: string, options?: R2GetOptions) {
+        await revoke(space);
+        return env.FILES.get(key, options);
+      },
+    } as Pick<R2Bucket, "get">;
+    await deliver(space, importId, revoking);
+    const [status] = await query<{ status: string; reason: string; accepted: number }>(
+      space,
+      "SELECT status, reason, accepted FROM imports",
+    );
+    expect(status).toMatchObject({ status: "failed", accepted: 0, reason: expect.stringMatching(/^key_revoked/) });
+    expect(await storedFiles(space)).toEqual([]);
+    expect(await itemCount(space)).toBe(0);
+  });
+
+  it("deletes an ended import's own file by its watch when the delete at its end did not happen", async () => {
+    const space = await createSpace();
+    const importId = await imported(space, lines([message()]), NDJSON);
+    expect(await finished(space, importId)).toMatchObject({ status: "completed" });
+    // As if the object had restarted between the end's commit and the delete: the file is there, the watch due in minutes.
+    await env.FILES.put(importKey(space.name, importId), "left behind");
+    await runInDurableObject(spaceStub(space), async (instance: SpaceObject, state) => {
+      watchEnded(state.storage.sql, importId, instance.clock.now());
+      await state.storage.setAlarm(Date.now());
+    });
+    await later(space, 6 * 60_000);
+    expect(await storedFiles(space)).toEqual([]);
+    expect(await query(space, "SELECT key FROM timers WHERE kind = 'import.watch'")).toEqual([]);
   });
 });
+
+async function revoke(space: Space): Promise<void> {
+  await json(
+    await call("POST", `/control/v1/keys/${space.keyId}/revoke`, {
+      token: space.tenant.token,
+      headers: { "idempotency-key": crypto.randomUUID() },
+    }),
+  );
+}
 
 describe("Forget reaches imports", () => {
   it("erases the import rows naming the subject and counts them on the receipt", async () => {

@@ -14,6 +14,7 @@ import {
   endImport,
   fileReceived,
   type ImportPlan,
+  type ImportRow,
   importUpload,
   planOf,
   receiveFile,
@@ -24,7 +25,7 @@ import {
 } from "./records";
 import { checkedBodyImport, checkedUploadImport, type ImportRequest } from "./request";
 import { uploadToImport } from "./uploads";
-import { STALLED, sendFailed, unwatchImport, watchAgain, watchImport, watchVerdict } from "./watch";
+import { STALLED, sendFailed, unwatchImport, watchAgain, watchEnded, watchImport, watchVerdict } from "./watch";
 
 /** An import waiting for its file: where the edge streams it. */
 export interface ReceivingImport {
@@ -129,12 +130,12 @@ export class ImportRequests {
   /** The reader takes an import (`src/queues/imports.ts`): where its reading stands, or null when there is nothing to read. */
   startImport(importId: string): Promise<Outcome<ImportPlan | null>> {
     const space = this.#space;
-    return outcomeOf(() => {
+    return outcomeOf(async () => {
       const now = space.now();
       const row = startReading(space.sql, importId, now);
       if (!row) return null;
       if (importerOf(space.replica(), row.key_id, now)) return planOf(row);
-      endImport(space.sql, importId, { at: row.offset_byte, failure: KEY_GONE }, now);
+      await this.#ended(() => endImport(space.sql, importId, { at: row.offset_byte, failure: KEY_GONE }, now));
       return null;
     });
   }
@@ -147,7 +148,7 @@ export class ImportRequests {
       const row = requireImport(space.sql, importId);
       const caller = importerOf(space.replica(), row.key_id, now);
       if (!caller) {
-        endImport(space.sql, importId, { at: row.offset_byte, failure: KEY_GONE }, now);
+        await this.#ended(() => endImport(space.sql, importId, { at: row.offset_byte, failure: KEY_GONE }, now));
         return { stale: true };
       }
       const texts = chunk.records.flatMap((record) => ("text" in record ? [record.text] : []));
@@ -175,14 +176,36 @@ export class ImportRequests {
   endImport(importId: string, end: { at: number; failure: string | null }): Promise<Outcome<null>> {
     const space = this.#space;
     return outcomeOf(async () => {
-      const ended = space.db.transaction(() => {
-        const row = endImport(space.sql, importId, end, space.now());
-        if (row) unwatchImport(space.sql, importId);
-        return row;
-      });
-      if (ended?.own_file) await space.env.FILES.delete(ended.object_key);
+      await this.#ended(() => endImport(space.sql, importId, end, space.now()));
       return null;
     });
+  }
+
+  /**
+   * Every way an import ends goes through here (completed, failed for its file, its key, its
+   * reader giving up, `stalled`): `end` changes its status (null: it had ended already), and then
+   * its own file leaves R2: customer data is kept no longer than its import runs. A media upload
+   * it read (`own_file = 0`) stays, under media's rules. The watch is kept, due in minutes, until
+   * the delete is done, so that a delete that fails, or an object that restarts before it, is
+   * done again by the watch (`watchVerdict`: `delete`).
+   */
+  async #ended(end: () => ImportRow | null): Promise<void> {
+    const space = this.#space;
+    const ended = space.db.transaction(() => {
+      const row = end();
+      if (row?.own_file) watchEnded(space.sql, row.import_id, space.now());
+      else if (row) unwatchImport(space.sql, row.import_id);
+      return row;
+    });
+    if (!ended?.own_file) return;
+    await space.armAlarm();
+    await this.#deleteFile(ended);
+  }
+
+  /** Deletes an ended import's own file, then its watch. */
+  async #deleteFile(row: ImportRow): Promise<void> {
+    await this.#space.env.FILES.delete(row.object_key);
+    unwatchImport(this.#space.sql, row.import_id);
   }
 
   /**
@@ -198,6 +221,9 @@ export class ImportRequests {
         case "none":
           unwatchImport(space.sql, importId);
           break;
+        case "delete":
+          await this.#deleteFile(verdict.row);
+          break;
         case "drop":
           await space.env.FILES.delete(verdict.row.object_key);
           space.db.transaction(() => {
@@ -210,15 +236,9 @@ export class ImportRequests {
           watchAgain(space.sql, importId, verdict.resends, space.now());
           await space.env.IMPORTS.send(importMessage(space.spaceName(), importId)).catch(() => undefined);
           break;
-        case "fail": {
-          const failed = space.db.transaction(() => {
-            const row = stallImport(space.sql, importId, STALLED, space.now());
-            unwatchImport(space.sql, importId);
-            return row;
-          });
-          if (failed?.own_file) await space.env.FILES.delete(failed.object_key);
+        case "fail":
+          await this.#ended(() => stallImport(space.sql, importId, STALLED, space.now()));
           break;
-        }
       }
     }
   }

@@ -41,21 +41,36 @@ export function unwatchImport(sql: SqlStorage, importId: string): void {
   deleteTimers(sql, "import.watch", [importId]);
 }
 
+/**
+ * The import just ended: its watch stays, due in `LEASE_MS`, until its own file is deleted from
+ * R2 (`unwatchImport` then); a delete that fails or an object that restarts before it is done
+ * has the watch delete the file when it comes due.
+ */
+export function watchEnded(sql: SqlStorage, importId: string, now: number): void {
+  setTimer(sql, { kind: "import.watch", key: importId, dueAt: now + LEASE_MS, payload: { resends: 0 } satisfies Watch });
+}
+
 /** The due watch, held while the object acts on it after the round; its resends so far are kept. */
 export function holdWatch(sql: SqlStorage, importId: string, payload: unknown, now: number): void {
   setTimer(sql, { kind: "import.watch", key: importId, dueAt: now + LEASE_MS, payload });
 }
 
-/** What a due watch comes to: nothing (the import ended), drop a file that never arrived, send the message again, or fail it. */
+/**
+ * What a due watch comes to: nothing (the import is gone, or ended reading a media upload), delete
+ * the own file of an import that ended, drop a file that never arrived, send the message again,
+ * or fail it.
+ */
 export type WatchVerdict =
   | { act: "none" }
+  | { act: "delete"; row: ImportRow }
   | { act: "drop"; row: ImportRow }
   | { act: "resend"; resends: number }
   | { act: "fail"; row: ImportRow };
 
 export function watchVerdict(sql: SqlStorage, importId: string, payload: unknown): WatchVerdict {
   const row = findImport(sql, importId);
-  if (!row || row.status === "completed" || row.status === "failed") return { act: "none" };
+  if (!row) return { act: "none" };
+  if (row.status === "completed" || row.status === "failed") return row.own_file ? { act: "delete", row } : { act: "none" };
   if (row.status === "receiving") return { act: "drop", row };
   const resends = (payload as Watch | null)?.resends ?? 0;
   return resends < MAX_RESENDS ? { act: "resend", resends: resends + 1 } : { act: "fail", row };
