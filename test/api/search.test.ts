@@ -341,6 +341,43 @@ describe("POST /v1/search: who may search", () => {
     expect(all.results.filter((result) => result.kind === "message")).toHaveLength(2);
   });
 
+  it("matches a vendor's search on their sources' own words only, never on the turns another source wrote before", async () => {
+    const space = await frozenSpace();
+    const second = await createSource(space, ["track"]);
+    const at = (minute: number) => new Date(Date.now() - 3_600_000 + minute * 60_000).toISOString();
+    // The first source writes the customer's message; the vendor's source answers in the same conversation.
+    await json(await batch(space, [says(ALICE, "my passport is X1234567", { occurred_at: at(0) })]), 200);
+    await json(
+      await batch(space, [says(ALICE, "Thanks, noted", { occurred_at: at(1), speaker: { role: "ai_agent" } })], second.key),
+      200,
+    );
+    const vendor = await personToken(space, ["vendor"], [second.sourceId]);
+    // The reply holds the message's words as near words: a vendor cannot test guesses against them.
+    for (const body of [{ query: "X1234567" }, { query: "X1234567", handle: ALICE }, { query: "passport number" }]) {
+      expect((await search(space, body, vendor)).results, JSON.stringify(body)).toEqual([]);
+    }
+    // Their own words still find their own row.
+    expect((await search(space, { query: "noted" }, vendor)).results.map((result) => result.snippet)).toEqual([
+      "Thanks, **noted**",
+    ]);
+    // Past 300 rows of their sources, the vendor's search is ranked over the whole index: the same holds.
+    const filler = Array.from({ length: 300 }, (_, i) =>
+      says(phone(`+1555557${String(1000 + i).padStart(4, "0")}`), `filler ${i}`),
+    );
+    await json(await batch(space, filler, second.key), 200);
+    expect((await search(space, { query: "X1234567 passport" }, vendor)).results).toEqual([]);
+    expect((await search(space, { query: "noted" }, vendor)).results).toHaveLength(1);
+    // A reviewer, who reads every source, finds the reply through the words of the turn before it.
+    const reviewer = await personToken(space, ["review"]);
+    for (const body of [{ query: "X1234567" }, { query: "X1234567", handle: ALICE }]) {
+      const seen = await search(space, body, reviewer);
+      expect(
+        seen.results.map((result) => result.snippet),
+        JSON.stringify(body),
+      ).toEqual(["my passport is **X1234567**", "Thanks, noted"]);
+    }
+  });
+
   it("shows a vendor an episode of their sources alone, never one whose events came from another source too", async () => {
     const space = await frozenSpace();
     const second = await createSource(space, ["track"]);

@@ -10,21 +10,25 @@ import { ftsString } from "./tokens";
  * ranked by BM25F over the two, the turns before at `NEAR_WEIGHT`. A scope of at most
  * `CANDIDATES` rows is ranked among itself; anything larger with each stem's document frequency
  * over the whole index, as word for word (`plain-words.ts`).
+ *
+ * `near` false (a search restricted to sources, a vendor's): the row's own words only, matched,
+ * counted and weighed. The turns before a row may have been written by another source, and a
+ * vendor must not test guesses against words they may not read.
  */
-export function rankStems(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache): Ranked[] {
+export function rankStems(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache, near = true): Ranked[] {
   if (stems.length === 0) return [];
+  const fields = near ? BOTH_FIELDS : OWN_FIELD;
   const sizes = scope === "" ? null : scopeSizes(sql, "search_stems", scope, CANDIDATES);
-  if (!sizes) return rankWithinSpace(sql, stems, scope, cache);
+  if (!sizes) return rankWithinSpace(sql, stems, scope, cache, fields);
   const total = (column: number) => sizes.reduce((sum, row) => sum + (row[column] ?? 0), 0);
-  return rankWithinScope(sql, stems, scope, {
-    rows: sizes.length,
-    averageLength: total(0) / sizes.length,
-    averageNear: total(1) / sizes.length,
-  });
+  const corpus = { rows: sizes.length, averageLength: total(0) / sizes.length, averageNear: total(1) / sizes.length };
+  return rankWithinScope(sql, stems, scope, corpus, fields);
 }
 
-/** Both fields: a stem met in a row's own words or in the turns before it. */
-const FIELDS = "{stems near}";
+/** The fields a search matches: `{stems near}` (a stem met in a row's own words or in the turns before it), or `{stems}`. */
+type Fields = typeof BOTH_FIELDS | typeof OWN_FIELD;
+const BOTH_FIELDS = "{stems near}";
+const OWN_FIELD = "{stems}";
 
 type Candidate = Shown & { stems: string; near: string };
 
@@ -32,14 +36,27 @@ type Candidate = Shown & { stems: string; near: string };
 const CANDIDATE_ROWS = `SELECT s.rowid, s.stems, s.near, i.kind, i.ref_id, i.profile_id, i.occurred_at, i.channel, i.conversation_id
   FROM search_stems s CROSS JOIN search_index i ON i.rowid = s.rowid WHERE search_stems MATCH ?`;
 
-const matching = (stems: readonly string[]) => `${FIELDS} : (${stems.map(ftsString).join(" OR ")})`;
+const matching = (fields: Fields, stems: readonly string[]) => `${fields} : (${stems.map(ftsString).join(" OR ")})`;
 
 const wordsOf = (joined: string) => (joined === "" ? [] : joined.split(" "));
 
+/** A candidate's own stems, and its near words when the search matches them (else none: BM25F is then BM25). */
+const fieldsOf = (row: Candidate, fields: Fields) => ({
+  row,
+  own: wordsOf(row.stems),
+  near: fields === BOTH_FIELDS ? wordsOf(row.near) : [],
+});
+
 /** A small scope: its rows with a stem are the candidates, and the statistics are the scope's own. */
-function rankWithinScope(sql: SqlStorage, stems: readonly string[], scope: string, corpus: FieldCorpus): Ranked[] {
-  const rows = sql.exec<Candidate>(`${CANDIDATE_ROWS} LIMIT ?`, within(scope, matching(stems)), CANDIDATES).toArray();
-  const candidates = rows.map((row) => ({ row, own: wordsOf(row.stems), near: wordsOf(row.near) }));
+function rankWithinScope(
+  sql: SqlStorage,
+  stems: readonly string[],
+  scope: string,
+  corpus: FieldCorpus,
+  fields: Fields,
+): Ranked[] {
+  const rows = sql.exec<Candidate>(`${CANDIDATE_ROWS} LIMIT ?`, within(scope, matching(fields, stems)), CANDIDATES).toArray();
+  const candidates = rows.map((row) => fieldsOf(row, fields));
   const documents = new Map(stems.map((stem) => [stem, 0]));
   for (const { own, near } of candidates) {
     for (const stem of new Set([...own, ...near])) {
@@ -52,7 +69,7 @@ function rankWithinScope(sql: SqlStorage, stems: readonly string[], scope: strin
 }
 
 /** The whole space, or a scope too large to count: rows with rare stems first, then the newest with the others. */
-function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache): Ranked[] {
+function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache, fields: Fields): Ranked[] {
   const totals = totalsOf(sql, "search_stems");
   if (totals.rows === 0) return [];
   const corpus = {
@@ -62,14 +79,14 @@ function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: strin
   };
   const frequencies = stems.map((stem) => ({
     stem,
-    documents: documentFrequency(sql, "search_stems", inColumns(FIELDS, stem), totals, cache),
+    documents: documentFrequency(sql, "search_stems", inColumns(fields, stem), totals, cache),
   }));
   const rare = frequencies.filter((entry) => entry.documents <= RARE_ROWS).map((entry) => entry.stem);
   const frequent = frequencies.filter((entry) => entry.documents > RARE_ROWS).map((entry) => entry.stem);
   const rows = new Map<number, Candidate>();
   for (const group of [rare, frequent]) {
     if (group.length === 0 || rows.size >= CANDIDATES) continue;
-    const expression = within(scope, matching(group));
+    const expression = within(scope, matching(fields, group));
     for (const row of sql.exec<Candidate>(
       `${CANDIDATE_ROWS} ORDER BY s.rowid DESC LIMIT ?`,
       expression,
@@ -79,7 +96,7 @@ function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: strin
     }
   }
   const weights = new Map(frequencies.map(({ stem, documents }) => [stem, idf(corpus, documents)]));
-  return [...rows.values()].map((row) => scored({ row, own: wordsOf(row.stems), near: wordsOf(row.near) }, weights, corpus));
+  return [...rows.values()].map((row) => scored(fieldsOf(row, fields), weights, corpus));
 }
 
 function scored(

@@ -37,7 +37,10 @@ export function search(sql: SqlStorage, request: SearchRequest, cache: TermCache
   const after = cursorOf(request);
   if (request.sources !== null && request.sources.length === 0) return { results: [], next_cursor: null };
   const scope = scopeOf(request);
-  const ranked = request.mode === "fts5" ? rankFts5(sql, request.query, scope) : rankPlain(sql, request.query, scope, cache);
+  const ranked =
+    request.mode === "fts5"
+      ? rankFts5(sql, request.query, scope)
+      : rankPlain(sql, request.query, scope, cache, request.sources === null);
   ranked.sort((a, b) => b.score - a.score || b.row.rowid - a.row.rowid);
   const shown = withoutRepeats(withoutErasing(sql, ranked));
   const rest = after ? shown.filter(({ score, row }) => score < after.s || (score === after.s && row.rowid < after.r)) : shown;
@@ -66,10 +69,14 @@ export function search(sql: SqlStorage, request: SearchRequest, cache: TermCache
   };
 }
 
-/** Plain text: by stems once every row has them and the query has a word that is not a function word; else word for word. */
-function rankPlain(sql: SqlStorage, query: string, scope: string, cache: TermCache): Ranked[] {
+/**
+ * Plain text: by stems once every row has them and the query has a word that is not a function
+ * word; else word for word. `near`: whether the turns before a row count (never for a search
+ * restricted to sources: another source may have written them).
+ */
+function rankPlain(sql: SqlStorage, query: string, scope: string, cache: TermCache, near: boolean): Ranked[] {
   const stems = queryStems(query, MAX_TERMS);
-  if (stems.length > 0 && stemsReady(sql)) return rankStems(sql, stems, scope, cache);
+  if (stems.length > 0 && stemsReady(sql)) return rankStems(sql, stems, scope, cache, near);
   return rankWords(sql, queryTerms(query, MAX_TERMS), scope, cache);
 }
 
