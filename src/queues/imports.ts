@@ -9,7 +9,7 @@ import type { ImportOffset } from "../space/imports/records";
 /** Text per call into the space, at most (plus one record). */
 const CHUNK_BYTES = 4 * MAX_RECORD_BYTES;
 
-/** How long one delivery reads before it hands the rest to a new message (a consumer's wall time is 15 minutes). */
+/** How long one run of the consumer reads, over all the messages of its batch, before it hands the rest to new messages (its wall time is 15 minutes). */
 export const READ_BUDGET_MS = 10 * 60 * 1000;
 
 /** What a reading came to: the import ended (or was never this reader's to read), or the rest is left to a new message. */
@@ -18,6 +18,7 @@ export type ReadOutcome = "ended" | "continue";
 export interface ReadOptions {
   /** Where the file is read from: the bucket, or a stand-in for it (tests break it midway). */
   files: Pick<R2Bucket, "get">;
+  /** How long this reading may go on: what is left of its consumer run's budget (`consume`). */
   budgetMs: number;
   clock: () => number;
 }

@@ -1,6 +1,8 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ImportCreatedSchema } from "../../src/contract/imports";
+import type { Env } from "../../src/env";
+import { consume } from "../../src/queues/consumer";
 import { importMessage } from "../../src/queues/messages";
 import { importKey } from "../../src/space/imports/keys";
 import { receiveFile } from "../../src/space/imports/records";
@@ -380,6 +382,45 @@ async function revoke(space: Space): Promise<void> {
     }),
   );
 }
+
+describe("The import consumer's run", () => {
+  it("reads a batch of messages within one budget: a message reached with none left is not read, but sent again", async () => {
+    const space = await createSpace();
+    const first = await imported(space, lines([message(), message()]), NDJSON);
+    const second = await imported(space, lines([message(), message(), message()]), NDJSON);
+    // The run's clock: reading the first file takes the whole budget.
+    let now = 0;
+    const slow: Pick<R2Bucket, "get"> = {
+      async get(key: string, options?: R2GetOptions) {
+        now += 1_000;
+        return env.FILES.get(key, options);
+      },
+    } as Pick<R2Bucket, "get">;
+    const sent: unknown[] = [];
+    const imports = { send: async (body: unknown) => void sent.push(body) };
+    const messages = [first, second].map((importId) => ({
+      id: crypto.randomUUID(),
+      timestamp: new Date(),
+      attempts: 1,
+      body: importMessage(space.name, importId),
+    }));
+    const run = createMessageBatch("imports", messages);
+    await consume(
+      run,
+      { ...(env as Env), IMPORTS: imports as unknown as Queue },
+      { files: slow, budgetMs: 1_000, clock: () => now },
+    );
+    const result = await getQueueResult(run, createExecutionContext());
+    expect(result.explicitAcks).toHaveLength(2);
+    expect(result.retryMessages).toEqual([]);
+    expect(await importStatus(space, first)).toMatchObject({ status: "completed", records: 2, accepted: 2 });
+    expect(await importStatus(space, second)).toMatchObject({ status: "queued", records: 0 });
+    expect(sent).toEqual([importMessage(space.name, second)]);
+    // The message sent again reads it, storing nothing twice.
+    expect(await finished(space, second)).toMatchObject({ status: "completed", records: 3, accepted: 3, duplicates: 0 });
+    expect(await itemCount(space)).toBe(5);
+  });
+});
 
 describe("Forget reaches imports", () => {
   it("erases the import rows naming the subject and counts them on the receipt", async () => {

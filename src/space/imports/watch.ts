@@ -9,7 +9,7 @@ import { findImport, type ImportRow } from "./records";
  * would show `queued` or `running`, or hold its half-written file, forever.
  */
 
-/** A reader that stored nothing for this long is gone: a delivery reads for at most 10 minutes (`READ_BUDGET_MS`) of its 15. */
+/** A reader that stored nothing for this long is gone: a consumer run reads for at most 10 minutes (`READ_BUDGET_MS`) of its 15. */
 export const STALL_MS = 20 * 60 * 1000;
 /** The import's message is sent again this many times, each after `STALL_MS` without progress, before it fails `stalled`. */
 export const MAX_RESENDS = 3;
