@@ -254,6 +254,22 @@ describe("POST /v1/ingest/files: the request", () => {
       422,
       "invalid_input",
     );
+    // A streamed body (chunked, no Content-Length) beside the reference is a body too, even an empty one.
+    for (const chunks of [[lines([message()])], []]) {
+      const streamed = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+          controller.close();
+        },
+      });
+      const refused = await expectProblem(
+        await sendFile(space, streamed, NDJSON, space.key, `?media_ref=${reservation.media_ref}`),
+        422,
+        "invalid_input",
+      );
+      expect(refused.detail).toBe("body: must be empty with query.media_ref");
+    }
+    expect(await query(space, "SELECT import_id FROM imports")).toEqual([{ import_id }]);
   });
 });
 

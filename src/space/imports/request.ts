@@ -34,9 +34,12 @@ export function checkedBodyImport(request: ImportRequest): ImportFormat {
   return format;
 }
 
-/** The `media_ref` form: the file is the upload's, and the body is empty. */
+/**
+ * The `media_ref` form: the file is the upload's, and there is no body. A body of unknown length
+ * (chunked: a stream without `Content-Length`, null here) is a body too, whatever it holds.
+ */
 export function checkedUploadImport(request: ImportRequest): ImportFormat {
   const format = formatOf(request.contentType);
-  if ((request.contentLength ?? 0) > 0) throw new Problem("invalid_input", "body: must be empty with query.media_ref");
+  if (request.contentLength !== 0) throw new Problem("invalid_input", "body: must be empty with query.media_ref");
   return format;
 }
