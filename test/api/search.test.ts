@@ -452,6 +452,43 @@ describe("POST /v1/search: input", () => {
     expect(plain.results.map((result) => result.occurred_at)).toEqual(dates);
   });
 
+  it("orders equal scores by when they happened, not by when they were indexed, and pages through them once each", async () => {
+    const space = await frozenSpace();
+    const t0 = Date.now() - 3_600_000;
+    // The newer message arrives first (a batch stores its own items in time order, so two batches):
+    // it is indexed first, and rowid order is the reverse of time.
+    const [newer, older] = [new Date(t0 + 60_000).toISOString(), new Date(t0).toISOString()];
+    await json(
+      await batch(space, [says(ALICE, "my quorbel parcel is late", { conversation_id: "tie-newer", occurred_at: newer })]),
+      200,
+    );
+    await json(
+      await batch(space, [says(ALICE, "my quorbel parcel is late", { conversation_id: "tie-older", occurred_at: older })]),
+      200,
+    );
+    for (const body of [
+      { query: "quorbel parcel" },
+      { query: "quorbel parcel", handle: ALICE },
+      { query: "quorbel", mode: "fts5" },
+    ]) {
+      const both = await search(space, body);
+      expect(
+        both.results.map((result) => result.occurred_at),
+        JSON.stringify(body),
+      ).toEqual([newer, older]);
+      expect(both.results[0]?.score).toBe(both.results[1]?.score);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 4; page++) {
+        const answer: SearchPage = await search(space, { ...body, limit: 1, ...(cursor ? { cursor } : {}) });
+        seen.push(...answer.results.map((result) => result.occurred_at));
+        cursor = answer.next_cursor;
+        if (!cursor) break;
+      }
+      expect(seen, JSON.stringify(body)).toEqual([newer, older]);
+    }
+  });
+
   it("answers at most 300 results in fts5 mode, the best by its bm25 first, paging through them", async () => {
     const space = await frozenSpace();
     // 320 matching rows, the last 10 of them saying the word three times (a higher bm25).

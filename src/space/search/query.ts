@@ -41,9 +41,9 @@ export function search(sql: SqlStorage, request: SearchRequest, cache: TermCache
     request.mode === "fts5"
       ? rankFts5(sql, request.query, scope)
       : rankPlain(sql, request.query, scope, cache, request.sources === null);
-  ranked.sort((a, b) => b.score - a.score || b.row.rowid - a.row.rowid);
+  ranked.sort((a, b) => compare(keyOf(a), keyOf(b)));
   const shown = withoutRepeats(withoutErasing(sql, ranked));
-  const rest = after ? shown.filter(({ score, row }) => score < after.s || (score === after.s && row.rowid < after.r)) : shown;
+  const rest = after ? shown.filter((result) => compare(keyOf(result), after) > 0) : shown;
   const page = rest.slice(0, request.limit);
   const last = page.at(-1);
   const roots = rootsOf(
@@ -65,9 +65,24 @@ export function search(sql: SqlStorage, request: SearchRequest, cache: TermCache
       snippet: typeof snippet === "string" ? snippet : snippetOf(row.text ?? texts.get(row.rowid) ?? "", snippet),
       score,
     })),
-    next_cursor: rest.length > request.limit && last ? encodeCursor(JSON.stringify({ s: last.score, r: last.row.rowid })) : null,
+    next_cursor: rest.length > request.limit && last ? encodeCursor(JSON.stringify(keyOf(last))) : null,
   };
 }
+
+/**
+ * Where a result stands in a page's order, as a cursor carries it: score (best first), then
+ * `occurred_at` (newest first), then rowid (the latest indexed first), so no two rows share one.
+ */
+interface Key {
+  s: number;
+  t: number;
+  r: number;
+}
+
+const keyOf = ({ score, row }: Ranked): Key => ({ s: score, t: row.occurred_at, r: row.rowid });
+
+/** Negative when `a` comes before `b` in a page. */
+const compare = (a: Key, b: Key) => b.s - a.s || b.t - a.t || b.r - a.r;
 
 /**
  * Plain text: by stems once every row has them and the query has a word that is not a function
@@ -80,7 +95,7 @@ function rankPlain(sql: SqlStorage, query: string, scope: string, cache: TermCac
   return rankWords(sql, queryTerms(query, MAX_TERMS), scope, cache);
 }
 
-function cursorOf(request: SearchRequest): { s: number; r: number } | null {
+function cursorOf(request: SearchRequest): Key | null {
   const refused = () => new Problem("invalid_input", `${request.cursorPlace}: not_issued_by_this_service`);
   let after: string | null;
   try {
@@ -90,8 +105,9 @@ function cursorOf(request: SearchRequest): { s: number; r: number } | null {
   }
   if (after === null) return null;
   try {
-    const parsed = JSON.parse(after) as { s?: unknown; r?: unknown };
-    if (typeof parsed.s === "number" && Number.isInteger(parsed.r)) return { s: parsed.s, r: parsed.r as number };
+    const parsed = JSON.parse(after) as { s?: unknown; t?: unknown; r?: unknown };
+    const { s, t, r } = parsed;
+    if (typeof s === "number" && Number.isFinite(t) && Number.isInteger(r)) return { s, t: t as number, r: r as number };
   } catch {
     // a cursor we did not write
   }
