@@ -6,6 +6,7 @@ import { consume } from "../../src/queues/consumer";
 import { importMessage } from "../../src/queues/messages";
 import { importKey } from "../../src/space/imports/keys";
 import { receiveFile } from "../../src/space/imports/records";
+import { TOO_SLOW } from "../../src/space/imports/requests";
 import {
   MAX_RESENDS,
   RECEIVE_WINDOW_MS,
@@ -564,6 +565,30 @@ describe("An import nobody reads (docs/api/imports.md)", () => {
     expect(resent).toHaveLength(MAX_RESENDS);
     expect(await importStatus(space, importId)).toMatchObject({ status: "failed", reason: STALLED, accepted: 0 });
     expect(await storedFiles(space)).toEqual([]);
+  });
+
+  it("refuses a file that arrives after its import was dropped (over 6 hours), and deletes what R2 stored of it", async () => {
+    const space = await createSpace();
+    const body = new TextEncoder().encode(lines([message(), message()]));
+    const sized = new FixedLengthStream(body.length);
+    const writer = sized.writable.getWriter();
+    const answering = sendFile(space, sized.readable, NDJSON);
+    await writer.write(body.subarray(0, 10));
+    // The import is receiving, its file on its way to R2.
+    for (let wait = 0; (await query(space, "SELECT 1 FROM imports WHERE status = 'receiving'")).length === 0; wait++) {
+      if (wait > 500) throw new Error("the import never started receiving");
+      await scheduler.wait(10);
+    }
+    await later(space, RECEIVE_WINDOW_MS + 60_000);
+    expect(await query(space, "SELECT import_id FROM imports")).toEqual([]);
+    await writer.write(body.subarray(10));
+    await writer.close();
+    const refused = await expectProblem(await answering, 422, "invalid_input");
+    expect(refused.detail).toBe(TOO_SLOW);
+    expect(refused.detail).toBe("body: not_received_within_6_hours");
+    expect(await storedFiles(space)).toEqual([]);
+    expect(await query(space, "SELECT import_id FROM imports")).toEqual([]);
+    expect(await query(space, "SELECT key FROM timers WHERE kind = 'import.watch'")).toEqual([]);
   });
 
   it("drops an import whose file never arrived whole, with what of it reached R2", async () => {

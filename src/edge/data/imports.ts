@@ -81,7 +81,7 @@ documentedRoute(importRoutes, importRoute, async (c) => {
     await space.importReceived(importId, null);
     throw error;
   });
-  await space.importReceived(importId, file);
+  unwrap(await space.importReceived(importId, file));
   const answer: ImportCreated = { import_id: importId };
   return c.json(answer, 202);
 });

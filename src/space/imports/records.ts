@@ -96,13 +96,20 @@ function insertImport(
   return requireImport(sql, file.importId, true);
 }
 
-/** The file is whole in R2: the import is queued. */
-export function fileReceived(sql: SqlStorage, importId: string, file: { sha256: string; sizeBytes: number }): void {
-  sql.exec(
-    "UPDATE imports SET status = 'queued', file_sha256 = ?, size_bytes = ? WHERE import_id = ? AND status = 'receiving'",
-    file.sha256,
-    file.sizeBytes,
-    importId,
+/**
+ * The file is whole in R2: the import is queued. False when the import is no longer receiving: its
+ * watch dropped it, the file having taken longer than `RECEIVE_WINDOW_MS` (`watch.ts`).
+ */
+export function fileReceived(sql: SqlStorage, importId: string, file: { sha256: string; sizeBytes: number }): boolean {
+  return (
+    sql
+      .exec(
+        "UPDATE imports SET status = 'queued', file_sha256 = ?, size_bytes = ? WHERE import_id = ? AND status = 'receiving' RETURNING 1",
+        file.sha256,
+        file.sizeBytes,
+        importId,
+      )
+      .toArray().length === 1
   );
 }
 

@@ -1,7 +1,7 @@
 import type { PresentedCredential } from "../../auth/credential";
 import { POLICIES } from "../../auth/policy";
 import type { ImportStatus } from "../../contract/imports";
-import { type Outcome, outcomeOf } from "../../http/problem";
+import { type Outcome, outcomeOf, Problem } from "../../http/problem";
 import { importMessage } from "../../queues/messages";
 import type { Caller } from "../access";
 import { mediaCheckOf } from "../media/batch-media";
@@ -9,6 +9,7 @@ import { MediaCheck } from "../media/references";
 import type { SpaceRequests } from "../requests";
 import { CHUNK_RECORDS, type ImportChunk, ingestChunk } from "./chunks";
 import { importerOf, KEY_GONE } from "./importer";
+import { importKey } from "./keys";
 import {
   dropReceiving,
   endImport,
@@ -25,7 +26,16 @@ import {
 } from "./records";
 import { checkedBodyImport, checkedUploadImport, type ImportRequest } from "./request";
 import { uploadToImport } from "./uploads";
-import { STALLED, sendFailed, unwatchImport, watchAgain, watchEnded, watchImport, watchVerdict } from "./watch";
+import {
+  RECEIVE_WINDOW_MS,
+  STALLED,
+  sendFailed,
+  unwatchImport,
+  watchAgain,
+  watchEnded,
+  watchImport,
+  watchVerdict,
+} from "./watch";
 
 /** An import waiting for its file: where the edge streams it. */
 export interface ReceivingImport {
@@ -69,20 +79,33 @@ export class ImportRequests {
     );
   }
 
-  /** The edge stored the file whole: queued, and its message sent; or it never arrived whole (null). */
-  async importReceived(importId: string, file: { sha256: string; sizeBytes: number } | null): Promise<void> {
+  /**
+   * The edge stored the file whole: queued, and its message sent; or it never arrived whole (null).
+   * A file that took longer than `RECEIVE_WINDOW_MS` arrives after its watch dropped the import:
+   * what R2 stored of it is deleted, and the request is refused (no `import_id` that answers `404`).
+   */
+  async importReceived(importId: string, file: { sha256: string; sizeBytes: number } | null): Promise<Outcome<null>> {
     const space = this.#space;
-    space.db.transaction(() => {
-      if (file === null) {
-        dropReceiving(space.sql, importId);
-        unwatchImport(space.sql, importId);
-        return;
+    return outcomeOf(async () => {
+      const queued = space.db.transaction(() => {
+        if (file === null) {
+          dropReceiving(space.sql, importId);
+          unwatchImport(space.sql, importId);
+          return false;
+        }
+        if (!fileReceived(space.sql, importId, file)) return false;
+        watchImport(space.sql, importId, "queued", space.now());
+        return true;
+      });
+      await space.armAlarm();
+      if (queued) {
+        await this.#send(importId);
+      } else if (file !== null) {
+        await space.env.FILES.delete(importKey(space.spaceName(), importId));
+        throw new Problem("invalid_input", TOO_SLOW);
       }
-      fileReceived(space.sql, importId, file);
-      watchImport(space.sql, importId, "queued", space.now());
+      return null;
     });
-    await space.armAlarm();
-    if (file !== null) await this.#send(importId);
   }
 
   /**
@@ -243,6 +266,9 @@ export class ImportRequests {
     }
   }
 }
+
+/** Why a file that arrived after its import's receive window is refused. */
+export const TOO_SLOW = `body: not_received_within_${RECEIVE_WINDOW_MS / 3_600_000}_hours`;
 
 const keyIdOf = (caller: Caller) => (caller.principal.kind === "key" ? caller.principal.keyId : "");
 
