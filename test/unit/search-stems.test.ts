@@ -155,4 +155,30 @@ describe("snippets", () => {
     );
     expect(marked).toBe("The parcel is being **delivered**, deliveries are late");
   });
+
+  it("centers the window with the most matches on them, so words after the last match are shown too", () => {
+    const words = Array.from({ length: 100 }, (_, i) => `w${i + 1}`);
+    words[59] = "refund";
+    const snippet = snippetOf(words.join(" "), (term) => term === "refund");
+    // 24 tokens, the match at word 60 in the middle: words 49 to 72, the text going on at both ends.
+    expect(snippet).toBe(`…${[...words.slice(48, 59), "**refund**", ...words.slice(60, 72)].join(" ")}…`);
+    // Two matches 10 words apart: the slack (13 tokens) is shared before (6) and after (7) them.
+    words[69] = "refund";
+    expect(snippetOf(words.join(" "), (term) => term === "refund")).toBe(
+      `…${[...words.slice(53, 59), "**refund**", ...words.slice(60, 69), "**refund**", ...words.slice(70, 77)].join(" ")}…`,
+    );
+  });
+
+  it("keeps the window inside the text: a match near either end shows the first or the last 24 tokens", () => {
+    const words = Array.from({ length: 40 }, (_, i) => `w${i + 1}`);
+    const marked = (at: number) =>
+      snippetOf(words.map((word, i) => (i === at ? "refund" : word)).join(" "), (term) => term === "refund");
+    expect(marked(2)).toBe(`${[...words.slice(0, 2), "**refund**", ...words.slice(3, 24)].join(" ")}…`);
+    expect(marked(38)).toBe(`…${[...words.slice(16, 38), "**refund**", words[39]].join(" ")}`);
+    // No match (a row found by the turns before it): its first 24 tokens, unmarked.
+    expect(snippetOf(words.join(" "), () => false)).toBe(`${words.slice(0, 24).join(" ")}…`);
+    // The window with the most matches wins over an earlier one with fewer.
+    const many = words.map((word, i) => (i === 1 || i === 30 || i === 33 ? "refund" : word)).join(" ");
+    expect(snippetOf(many, (term) => term === "refund")).toMatch(/^…w17 .* \*\*refund\*\* w32 w33 \*\*refund\*\* .* w40$/);
+  });
 });

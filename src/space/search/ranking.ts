@@ -68,21 +68,14 @@ const SNIPPET_TOKENS = 24;
 /**
  * The part of a text with the most matched tokens in `SNIPPET_TOKENS` tokens (`matches` is asked
  * of each folded token), its matched tokens between `**` and `**`, with `…` where the text goes on.
+ * The window with the most matches is centered on them: the tokens it has to spare around its
+ * first and last match are shared before and after them (within the text), so the last match is
+ * not the last token shown. No match: the first tokens.
  */
 export function snippetOf(text: string, matches: (term: string) => boolean): string {
   const tokens = tokensOf(text);
   const hit = tokens.map((token) => matches(token.term));
-  let best = 0;
-  let bestHits = -1;
-  let hits = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    if (hit[i]) hits++;
-    if (i >= SNIPPET_TOKENS && hit[i - SNIPPET_TOKENS]) hits--;
-    if (hits > bestHits) {
-      bestHits = hits;
-      best = Math.max(0, i - SNIPPET_TOKENS + 1);
-    }
-  }
+  const best = centered(hit, mostMatched(hit), tokens.length);
   const end = Math.min(tokens.length, best + SNIPPET_TOKENS);
   const from = best === 0 ? 0 : (tokens[best]?.start ?? 0);
   const to = end >= tokens.length ? text.length : (tokens[end - 1]?.end ?? text.length);
@@ -95,4 +88,34 @@ export function snippetOf(text: string, matches: (term: string) => boolean): str
     at = token.end;
   }
   return `${out}${text.slice(at, to)}${to < text.length ? "…" : ""}`;
+}
+
+/** Where the first window of `SNIPPET_TOKENS` tokens with the most matches starts (0 with none). */
+function mostMatched(hit: readonly boolean[]): number {
+  let best = 0;
+  let bestHits = 0;
+  let hits = 0;
+  for (let i = 0; i < hit.length; i++) {
+    if (hit[i]) hits++;
+    if (i >= SNIPPET_TOKENS && hit[i - SNIPPET_TOKENS]) hits--;
+    if (hits > bestHits) {
+      bestHits = hits;
+      best = Math.max(0, i - SNIPPET_TOKENS + 1);
+    }
+  }
+  return best;
+}
+
+/**
+ * The window starting at `start`, moved to center its matches: slack = window − (last match −
+ * first match + 1), starting half the slack (rounded down) before the first match, kept within
+ * `[0, tokens − window]`. Unmoved without a match.
+ */
+function centered(hit: readonly boolean[], start: number, tokens: number): number {
+  const window = hit.slice(start, start + SNIPPET_TOKENS);
+  const first = window.indexOf(true);
+  if (first < 0) return start;
+  const last = window.lastIndexOf(true);
+  const slack = SNIPPET_TOKENS - (last - first + 1);
+  return Math.max(0, Math.min(start + first - Math.floor(slack / 2), tokens - SNIPPET_TOKENS));
 }
