@@ -217,6 +217,18 @@ describe("POST /v1/ingest/files: the request", () => {
     expect(await storedFiles(space)).toEqual([]);
   });
 
+  it("is admitted against the day's events once, then stored whole: a file of 10 lines under a share of 2", async () => {
+    const space = await createSpace();
+    const quota = { tenant_id: space.tenant.tenantId, metric: "events_per_day", limit: 2, period: "day" };
+    await json(await call("PUT", "/control/v1/quotas", { operator: OPERATOR_TOKEN, body: quota }), 200);
+    const ten = Array.from({ length: 10 }, () => message());
+    const status = await finished(space, await imported(space, lines(ten), NDJSON));
+    expect(status).toMatchObject({ status: "completed", records: 10, accepted: 10, rejected: 0, reason: null });
+    expect(await itemCount(space)).toBe(10);
+    // Its events counted against the day: the next write of events is refused.
+    await expectProblem(await batch(space, [message()]), 429, "rate_limited");
+  });
+
   it("refuses a body over 512 MB by its Content-Length before reading it, storing nothing", async () => {
     const space = await createSpace();
     const declared = new FixedLengthStream(512_000_001);
