@@ -33,6 +33,7 @@ import m0031 from "./0031_search_backlog.sql";
 import m0032 from "./0032_item_mentions.sql";
 import m0033 from "./0033_export_expiry.sql";
 import m0034 from "./0034_linkage_text_keys.sql";
+import m0035 from "./0035_control_items.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -73,5 +74,6 @@ export default {
     m0032,
     m0033,
     m0034,
+    m0035,
   },
 };

@@ -54,6 +54,12 @@ export const items = sqliteTable(
     // By profile, for items that are not events (identify, verify, feedback: few): forget finds a
     // subject's events through its sessions and the rest here (privacy/erasure-steps.ts).
     index("items_profile_not_event").on(table.profileId).where(sql`type <> 'event' AND profile_id IS NOT NULL`),
+    // Items that end or hand over sessions name a conversation or task, not a profile (few):
+    // forget finds those of a subject's conversations here (privacy/conversation-erasure.ts).
+    index("items_control_conversation")
+      .on(table.conversationId)
+      .where(sql`type IN ('handoff', 'conversation.ended', 'task.ended')`),
+    index("items_control_task").on(table.taskId).where(sql`type IN ('handoff', 'conversation.ended', 'task.ended')`),
   ],
 );
 

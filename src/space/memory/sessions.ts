@@ -567,6 +567,15 @@ const conversationRange = (kind: SessionRecord["kind"], id: string): [string, st
 /** `?1`, `?2`: a `conversationRange`; `?3` the id (the range also holds ids that begin with it and a colon). */
 const IN_CONVERSATION = "conversation_key >= ?1 AND conversation_key < ?2 AND conversation_id = ?3";
 
+/** The profiles with a session of one conversation or task (forget keeps what others share). */
+export function conversationProfiles(sql: SqlStorage, kind: SessionRecord["kind"], id: string): string[] {
+  const [from, to] = conversationRange(kind, id);
+  return sql
+    .exec<{ profile_id: string }>(`SELECT DISTINCT profile_id FROM sessions WHERE ${IN_CONVERSATION}`, from, to, id)
+    .toArray()
+    .map((row) => row.profile_id);
+}
+
 /** The open sessions of some profiles (a root and its members), oldest first. */
 export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): SessionRecord[] {
   const pending = inboxProfiles.mayHold(sql, profileIds) ? pendingSessions(sql, "profile_id", profileIds) : new Map();

@@ -1,5 +1,6 @@
 import { idToken } from "../search/tokens";
 import { deleteTimers } from "../timers";
+import { conversationsOf, eraseSessionControls } from "./conversation-erasure";
 import { type ErasedFile, forgetEvidence, forgetKeptAnswers } from "./identity-cut";
 import { erasedHandleKeys, withoutHandles } from "./mentions";
 import type { ErasureCounts } from "./receipts";
@@ -245,8 +246,8 @@ function forgetDerived(sql: SqlStorage, ids: readonly string[]): void {
  */
 function dropSessions(sql: SqlStorage, receiptId: string, limit: number, add: Counter): number | "events left" {
   const sessions = sql
-    .exec<{ session_id: string; profile_id: string; conversation_id: string | null }>(
-      `SELECT s.session_id, s.profile_id, s.conversation_id FROM erasure_profiles e CROSS JOIN sessions s
+    .exec<{ session_id: string; profile_id: string; kind: "conversation" | "task"; conversation_id: string | null }>(
+      `SELECT s.session_id, s.profile_id, s.kind, s.conversation_id FROM erasure_profiles e CROSS JOIN sessions s
        WHERE e.receipt_id = ? AND s.profile_id = e.profile_id LIMIT ?`,
       receiptId,
       limit,
@@ -256,7 +257,10 @@ function dropSessions(sql: SqlStorage, receiptId: string, limit: number, add: Co
   const ids = JSON.stringify(sessions.map((session) => session.session_id));
   const placed = sql.exec("SELECT 1 FROM json_each(?) j CROSS JOIN session_events se WHERE se.session_id = j.value LIMIT 1", ids);
   if (placed.toArray().length > 0) return "events left";
-  const conversations = JSON.stringify(sessions.flatMap((session) => session.conversation_id ?? []));
+  const { own, shared } = conversationsOf(sql, receiptId, sessions);
+  // What is kept per conversation goes with the subject's own only: other customers in a shared one keep it.
+  const conversations = JSON.stringify(own.filter((c) => c.kind === "conversation").map((c) => c.id));
+  add("events", eraseSessionControls(sql, own, shared));
   const deleted = (statement: string, values: string) => sql.exec(`${statement} RETURNING 1`, values).toArray().length;
   // A derivation under another profile id than its session's (none is written so; kept exact all the same).
   const strays = sql
@@ -281,8 +285,8 @@ function dropSessions(sql: SqlStorage, receiptId: string, limit: number, add: Co
   sql.exec("DELETE FROM compile_inbox WHERE session_id IN (SELECT value FROM json_each(?))", ids);
   sql.exec("DELETE FROM sessions WHERE session_id IN (SELECT value FROM json_each(?))", ids);
   sql.exec(
-    "DELETE FROM verification_levels WHERE target_kind = 'conversation' AND target_id IN (SELECT value FROM json_each(?))",
-    conversations,
+    "DELETE FROM verification_levels WHERE (target_kind, target_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))",
+    JSON.stringify(own.map((c) => [c.kind, c.id])),
   );
   sql.exec("DELETE FROM conversation_aliases WHERE conversation_id IN (SELECT value FROM json_each(?))", conversations);
   add("sessions", sessions.length);

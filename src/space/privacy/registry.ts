@@ -22,7 +22,7 @@ const shadow = (table: string): Reach =>
 export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
   // Intake
   items: subject(
-    "tombstoned (session-erasure.ts tombstoneItems): events through its sessions (erasure-steps.ts `events`), every other item of its profiles by the partial index `items_profile_not_event` (`items`); other subjects' items noted in `item_mentions` scrubbed of its handles (`mentions`); arrivals during the erasure stored as tombstones (arrivals.ts)",
+    "tombstoned (session-erasure.ts tombstoneItems): events through its sessions (erasure-steps.ts `events`), every other item of its profiles by the partial index `items_profile_not_event` (`items`); other subjects' items noted in `item_mentions` scrubbed of its handles (`mentions`); items that end or hand over sessions of its conversations and tasks (`items_control_*`): tombstoned where only its profiles had sessions, their `reason` dropped where other customers share the conversation (conversation-erasure.ts, `sessions`); arrivals during the erasure stored as tombstones (arrivals.ts)",
   ),
   // Identity
   profiles: subject("deleted in the request (identity-cut.ts cutSubject)"),
@@ -30,7 +30,9 @@ export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
   handle_sightings: subject("deleted by handle id (erasure-steps.ts `tidy`)"),
   object_owners: subject("deleted by profile, rowid ranges (erasure-steps.ts `owners`)"),
   merges: nothing("ids, methods and times only: merges and undos on record keep ids (docs/api/privacy.md)"),
-  verification_levels: subject("the subject's conversations' levels, with its sessions (erasure-steps.ts `sessions`)"),
+  verification_levels: subject(
+    "levels of conversations and tasks only its profiles had sessions in, with its sessions (erasure-steps.ts `sessions`); a shared conversation keeps its level",
+  ),
   links: subject("deleted in the request, either side (identity-cut.ts cutSubject)"),
   profile_traits: subject("deleted in the request and again at `tidy` (identity-cut.ts forgetEvidence)"),
   trait_changes: subject("deleted in the request and again at `tidy` (identity-cut.ts forgetEvidence)"),
@@ -51,7 +53,9 @@ export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
   session_inbox: subject("folded before each slice (session-erasure.ts foldInboxes), then as `sessions`"),
   session_events: subject("deleted with its events (erasure-steps.ts `events`)"),
   item_placements: subject("folded before each slice (session-erasure.ts foldInboxes), then as `session_events`"),
-  conversation_aliases: subject("aliases of the subject's conversations (erasure-steps.ts `sessions`)"),
+  conversation_aliases: subject(
+    "aliases of conversations only its profiles had sessions in (erasure-steps.ts `sessions`); a shared conversation keeps its aliases",
+  ),
   compile_inbox: subject("deleted in the request and with its sessions (identity-cut.ts, erasure-steps.ts `sessions`)"),
   compile_queue: subject("deleted in the request and with each session; a compile skips profiles being erased"),
   episodes: subject("deleted with its session (erasure-steps.ts `sessions`)"),
