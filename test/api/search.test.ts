@@ -431,6 +431,47 @@ describe("POST /v1/search: input", () => {
     expect(bad.detail).toBe("cursor: not_issued_by_this_service");
   });
 
+  it("refuses a cursor issued for another search: another query, mode, profile or viewer's sources", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(
+        space,
+        Array.from({ length: 4 }, (_, i) => says(i % 2 ? ALICE : BOB, `parcel number ${i} lost`)),
+      ),
+      200,
+    );
+    const first = await search(space, { query: "parcel lost", limit: 1 });
+    const cursor = first.next_cursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    const vendor = await personToken(space, ["vendor"], [space.sourceId]);
+    for (const [body, token] of [
+      [{ query: "parcel" }, space.key],
+      [{ query: "parcel lost", mode: "fts5" }, space.key],
+      [{ query: "parcel lost", handle: ALICE }, space.key],
+      [{ query: "parcel lost" }, vendor],
+    ] as const) {
+      const refused = await expectProblem(
+        await searchResponse(space, { ...body, limit: 1, cursor }, token),
+        422,
+        "invalid_input",
+      );
+      expect(refused.detail, JSON.stringify(body)).toBe("cursor: not_issued_for_this_search");
+    }
+    // The search that issued it still pages with it.
+    const next = await search(space, { query: "parcel lost", limit: 1, cursor });
+    expect(next.results).toHaveLength(1);
+    expect(next.results[0]?.id).not.toBe(first.results[0]?.id);
+    // One profile's cursor, in the GET form: bound to that profile and query, named `query.cursor`.
+    const alice = (await lookup(space, ALICE)).profile_id;
+    const mine = await profileSearch(space, alice, { q: "parcel lost", limit: "1" });
+    const path = `/spaces/${space.name}/v1/profiles/${alice}/search?`;
+    const other = new URLSearchParams({ q: "parcel", limit: "1", cursor: mine.next_cursor as string });
+    const refused = await expectProblem(await call("GET", `${path}${other}`, { token: space.key }), 422, "invalid_input");
+    expect(refused.detail).toBe("query.cursor: not_issued_for_this_search");
+    const same = await profileSearch(space, alice, { q: "parcel lost", limit: "1", cursor: mine.next_cursor as string });
+    expect(same.results).toHaveLength(1);
+  });
+
   it("answers 20 results by default, equal scores newest first", async () => {
     const space = await frozenSpace();
     const t0 = Date.now() - 3_600_000;

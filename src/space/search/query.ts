@@ -1,6 +1,7 @@
 import type { SearchPage } from "../../contract/search";
 import { decodeCursor, encodeCursor } from "../../http/cursor";
 import { Problem } from "../../http/problem";
+import { fingerprint } from "../memory/stable-id";
 import { erasingProfiles } from "../privacy/arrivals";
 import { MAX_TERMS, type Ranked, type Row } from "./candidates";
 import { rankFts5 } from "./fts5";
@@ -65,7 +66,8 @@ export function search(sql: SqlStorage, request: SearchRequest, cache: TermCache
       snippet: typeof snippet === "string" ? snippet : snippetOf(row.text ?? texts.get(row.rowid) ?? "", snippet),
       score,
     })),
-    next_cursor: rest.length > request.limit && last ? encodeCursor(JSON.stringify(keyOf(last))) : null,
+    next_cursor:
+      rest.length > request.limit && last ? encodeCursor(JSON.stringify({ ...keyOf(last), f: fingerprintOf(request) })) : null,
   };
 }
 
@@ -95,23 +97,43 @@ function rankPlain(sql: SqlStorage, query: string, scope: string, cache: TermCac
   return rankWords(sql, queryTerms(query, MAX_TERMS), scope, cache);
 }
 
+/**
+ * The position a cursor names, when it was issued for this search (its fingerprint); a cursor of
+ * another search would filter by a score of another ranking, and is refused.
+ */
 function cursorOf(request: SearchRequest): Key | null {
-  const refused = () => new Problem("invalid_input", `${request.cursorPlace}: not_issued_by_this_service`);
+  const refused = (reason: string) => new Problem("invalid_input", `${request.cursorPlace}: ${reason}`);
   let after: string | null;
   try {
     after = decodeCursor(request.cursor);
   } catch {
-    throw refused();
+    throw refused("not_issued_by_this_service");
   }
   if (after === null) return null;
+  let parsed: { s?: unknown; t?: unknown; r?: unknown; f?: unknown };
   try {
-    const parsed = JSON.parse(after) as { s?: unknown; t?: unknown; r?: unknown };
-    const { s, t, r } = parsed;
-    if (typeof s === "number" && Number.isFinite(t) && Number.isInteger(r)) return { s, t: t as number, r: r as number };
+    parsed = JSON.parse(after);
   } catch {
-    // a cursor we did not write
+    throw refused("not_issued_by_this_service");
   }
-  throw refused();
+  const { s, t, r, f } = parsed;
+  if (typeof s !== "number" || !Number.isFinite(t) || !Number.isInteger(r) || typeof f !== "string") {
+    throw refused("not_issued_by_this_service");
+  }
+  if (f !== fingerprintOf(request)) throw refused("not_issued_for_this_search");
+  return { s, t: t as number, r: r as number };
+}
+
+/**
+ * What a search's cursor is bound to: its mode, its query as written, the profile searched (the
+ * root, whose members it reads) or none, and the sources it is restricted to or none. A hash of
+ * them (cyrb128, 64 of its bits), so that a cursor does not carry a query's words as written (a
+ * hash, not a secret: a short query can be found again from it by trying). The limit is not in
+ * it: a client may page on with another page size.
+ */
+function fingerprintOf(request: SearchRequest): string {
+  const sources = request.sources === null ? null : [...request.sources].sort();
+  return fingerprint(JSON.stringify([request.mode, request.query, request.members?.[0] ?? null, sources])).slice(0, 16);
 }
 
 /**
