@@ -24,18 +24,36 @@ describe("retention_days: old events' content erased daily", () => {
     const t0 = await moveClock(space, 0);
     const said = (conversation: string, when: number, text: string) =>
       message({ handles: [CUSTOMER], conversation_id: conversation, occurred_at: at(when), content: { type: "text", text } });
+    const old = [
+      said("old-1", t0 - 20 * DAY, "My amberquill lamp arrived broken."),
+      said("old-1", t0 - 20 * DAY + 60_000, "I prefer e-mail, amberquill please"),
+      // Free text in an item that ends a session is content too.
+      {
+        type: "conversation.ended",
+        idempotency_key: "end-old",
+        conversation_id: "old-1",
+        reason: "amberquill sorted",
+        occurred_at: at(t0 - 20 * DAY + 120_000),
+      },
+    ];
     const answer = await json(
       await batch(space, [
-        said("old-1", t0 - 20 * DAY, "My amberquill lamp arrived broken."),
-        said("old-1", t0 - 20 * DAY + 60_000, "I prefer e-mail, amberquill please"),
+        ...old,
         said("new-1", t0 - DAY, "The tealstone lamp works, thanks."),
+        {
+          type: "conversation.ended",
+          idempotency_key: "end-new",
+          conversation_id: "new-1",
+          reason: "tealstone sorted",
+          occurred_at: at(t0 - DAY + 60_000),
+        },
         // One e-mail session (a 72-hour window) across the cutoff the later run has (about t0 - 12 days).
         { ...said("mail-1", t0 - 13 * DAY, "My brassfern invoice is wrong."), channel: "email" },
         { ...said("mail-1", t0 - 11 * DAY, "The copperwick refund arrived."), channel: "email" },
       ]),
       200,
     );
-    expect(answer).toEqual({ accepted: 5, duplicates: 0, errors: [] });
+    expect(answer).toEqual({ accepted: 7, duplicates: 0, errors: [] });
     const [mailSession] = await query<{ n: number }>(
       space,
       "SELECT count(DISTINCT session_id) AS n FROM items WHERE conversation_id = 'mail-1'",
@@ -67,7 +85,12 @@ describe("retention_days: old events' content erased daily", () => {
     const mail = await search(space, { query: "copperwick" });
     expect(mail.results.map((result) => result.kind)).toContain("message");
     // The tombstones stay: a resent batch of the old events is a duplicate.
-    expect(await query(space, "SELECT count(*) AS n FROM items WHERE type = 'erased'")).toEqual([{ n: 3 }]);
+    expect(await query(space, "SELECT count(*) AS n FROM items WHERE type = 'erased'")).toEqual([{ n: 4 }]);
+    expect(await json(await batch(space, old), 200)).toEqual({ accepted: 0, duplicates: 3, errors: [] });
+    expect(await scanFor(space, ["amberquil"])).toEqual([]);
+    expect(
+      await query(space, "SELECT json_extract(body, '$.reason') AS reason FROM items WHERE type = 'conversation.ended'"),
+    ).toEqual([{ reason: "tealstone sorted" }]);
     expect(await query(space, "SELECT job FROM job_runs WHERE job = 'retention'")).toEqual([{ job: "retention" }]);
   });
 

@@ -79,3 +79,20 @@ function controlItems(sql: SqlStorage, conversations: readonly Conversation[]): 
     .toArray()
     .map((row) => row.seq);
 }
+
+/**
+ * Retention's part: up to `limit` items that ended or handed over sessions before `cutoff`,
+ * tombstoned (their `reason` is content like an event's). Read through the partial index, which
+ * holds every such item whatever its conversation; a tombstone leaves it. Answers how many.
+ */
+export function eraseControlsBefore(sql: SqlStorage, cutoff: number, limit: number): number {
+  const seqs = sql
+    .exec<{ seq: number }>(
+      `SELECT seq FROM items INDEXED BY items_control_conversation WHERE ${CONTROL} AND occurred_at < ? LIMIT ?`,
+      cutoff,
+      limit,
+    )
+    .toArray()
+    .map((row) => row.seq);
+  return tombstoneItems(sql, seqs);
+}

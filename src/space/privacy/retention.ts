@@ -2,6 +2,7 @@ import { queueProfile } from "../memory/compiler";
 import { replicatedConfig } from "../replica";
 import { catchUpIndex } from "../search/backlog";
 import { setTimer, setTimerOnce } from "../timers";
+import { eraseControlsBefore } from "./conversation-erasure";
 import { STEP } from "./erasure-steps";
 import { SLICE_BUDGET_MS, SLICE_STEPS } from "./erasures";
 import {
@@ -19,12 +20,13 @@ import {
  * (`session-erasure.ts`), in slices like every job: a session with no newer event goes with
  * everything compiled from it; one that has newer events keeps them and is compiled again from
  * them; its profile's memory is compiled again whole (what was derived only from erased events
- * goes with them). Then the search index's message rows older than the cutoff, and the index's
+ * goes with them). Then the items that ended or handed over sessions before the cutoff
+ * (tombstoned: their `reason` is content), the search index's message rows older than the cutoff, and the index's
  * segments merged so that their words leave it. Tombstones stay,
  * and so do aggregate counts (context use, model calls, linkage patterns) and identity.
  */
 export interface RetentionJob {
-  phase: "sessions" | "search" | "purge";
+  phase: "sessions" | "controls" | "search" | "purge";
   /** `sessions`: the last session id looked at; `search`: the last rowid. */
   after: string;
   /** The session whose events are being erased, if one is under way. */
@@ -86,6 +88,11 @@ export function continueRetention(sql: SqlStorage, job: RetentionJob | null, now
 }
 
 function step(sql: SqlStorage, job: RetentionJob, now: number, touched: Set<string>): RetentionJob | null {
+  if (job.phase === "controls") {
+    const erased = eraseControlsBefore(sql, job.cutoff, STEP.items);
+    const events = job.events + erased;
+    return erased < STEP.items ? { ...job, events, phase: "search", after: "0" } : { ...job, events };
+  }
   if (job.phase === "search") return searchStep(sql, job);
   if (job.phase === "purge") return purgeSearchStep(sql, job.after === "") ? { ...job, after: "1" } : null;
   const { current } = job;
@@ -113,7 +120,7 @@ function step(sql: SqlStorage, job: RetentionJob, now: number, touched: Set<stri
     return { ...job, after: old.session_id, current: session };
   }
   const last = window.at(-1);
-  return last ? { ...job, after: last.session_id } : { ...job, phase: "search", after: "0" };
+  return last ? { ...job, after: last.session_id } : { ...job, phase: "controls", after: "" };
 }
 
 /** Message and transcript rows older than the cutoff, by rowid ranges (they carry no session: they go by time). */
