@@ -50,8 +50,9 @@ interface Accepted {
  * `chunkItems` (`RequestPacing` decides; whole by default), each its own transaction: the generator
  * yields each chunk's live changes once it is committed, and whether more follow, so that the
  * object can let other requests in before the next; it returns the answer when all are stored.
- * An `idempotency_key` already stored, or seen earlier in the same batch, is a duplicate:
- * counted, never stored twice (a batch cut short is safe to send again). `media` says what the
+ * An `idempotency_key` already stored, before the batch or by an item earlier in it, is a
+ * duplicate: counted, never stored twice (a batch cut short is safe to send again). An item whose
+ * key only came with an earlier item that was refused is judged on its own. `media` says what the
  * batch's events may point to (read once for the batch, before it).
  */
 export function* ingestBatch(
@@ -71,44 +72,50 @@ export function* ingestBatch(
 
   const answer: BatchAnswer = { accepted: 0, duplicates: 0, errors: [] };
   const candidates: Accepted[] = [];
-  const keysInBatch = new Set<string>();
+  // Items of one key keep together, in the order sent, where the first of them falls: the first
+  // that is stored makes the rest duplicates (`storeChunk`), and one refused leaves the next its own.
+  const firstOfKey = new Map<string, Accepted>();
   envelope.data.items.forEach((raw, index) => {
     const check = checkItem(raw, caller.scopes, caller.source);
     if (!check.ok) {
       answer.errors.push({ index, code: check.code, detail: check.detail });
       return;
     }
-    if (keysInBatch.has(check.item.idempotency_key)) {
-      answer.duplicates++;
-      return;
-    }
-    keysInBatch.add(check.item.idempotency_key);
     const { item, json, handles } = check;
-    candidates.push({ index, item, json, handles, ...occurrence(item, now, toleranceS) });
+    const candidate = { index, item, json, handles, ...occurrence(item, now, toleranceS) };
+    if (!firstOfKey.has(item.idempotency_key)) firstOfKey.set(item.idempotency_key, candidate);
+    candidates.push(candidate);
   });
-  candidates.sort((a, b) => a.occurredAt - b.occurredAt || a.index - b.index);
+  const first = (candidate: Accepted) => firstOfKey.get(candidate.item.idempotency_key) ?? candidate;
+  candidates.sort((a, b) => first(a).occurredAt - first(b).occurredAt || first(a).index - first(b).index || a.index - b.index);
 
   // Contexts are superseded once, with the last chunk: every agent turn of the batch is judged
   // before its own batch supersedes anything (see `measureBatch`).
   const written = new Set<string>();
+  const keys = new Set<string>();
   for (let from = 0; from < candidates.length; from += chunkItems) {
     const chunk = candidates.slice(from, from + chunkItems);
     const last = from + chunkItems >= candidates.length;
-    const live = intake.db.transaction(() => storeChunk(intake, caller, chunk, { now, config, media }, answer, written, last));
+    const live = intake.db.transaction(() =>
+      storeChunk(intake, caller, chunk, { now, config, media }, answer, { profiles: written, keys }, last),
+    );
     yield { live, more: !last };
   }
   answer.errors.sort((a, b) => a.index - b.index);
   return answer;
 }
 
-/** One chunk of a batch, in its transaction; counts into `answer`, adds its profiles to `written`. */
+/**
+ * One chunk of a batch, in its transaction; counts into `answer`, adds its profiles to
+ * `written.profiles` and the keys it stored to `written.keys` (a later item with one is a duplicate).
+ */
 function storeChunk(
   intake: Intake,
   caller: IntakeCaller,
   candidates: readonly Accepted[],
   { now, config, media }: { now: number; config: SpaceConfigValues; media: MediaCheck },
   answer: BatchAnswer,
-  written: Set<string>,
+  { profiles: written, keys: storedInBatch }: { profiles: Set<string>; keys: Set<string> },
   last: boolean,
 ): LiveChanges {
   const resolution = new Resolution(intake.sql, caller.sourceId, now);
@@ -126,7 +133,8 @@ function storeChunk(
   const arrivals = new Map<string, number>();
   for (const [index, candidate] of candidates.entries()) {
     // Checked first, so that a duplicate has no identity effects.
-    if (stored.has(candidate.item.idempotency_key)) {
+    const key = candidate.item.idempotency_key;
+    if (stored.has(key) || storedInBatch.has(key)) {
       answer.duplicates++;
       continue;
     }
@@ -140,6 +148,7 @@ function storeChunk(
     if (erasure !== undefined) {
       tombstones.push(tombstoneOf(row(candidate, caller, now, itemId, null, null)));
       arrivals.set(erasure, (arrivals.get(erasure) ?? 0) + 1);
+      storedInBatch.add(key);
       continue;
     }
     try {
@@ -152,6 +161,7 @@ function storeChunk(
         config.identity_traits,
       );
       resolved.push({ ...candidate, itemId, profileId });
+      storedInBatch.add(key);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       answer.errors.push({ index: candidate.index, code: error.code, detail: error.detail ?? error.code });

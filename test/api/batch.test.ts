@@ -260,6 +260,20 @@ describe("POST /v1/batch: dedup by idempotency_key", () => {
     expect(stored).toHaveLength(2);
   });
 
+  it("judges an item on its own when the first item with its key was refused at store time: not a duplicate", async () => {
+    const space = await createSpace();
+    const valid = message();
+    // Valid in shape, refused when stored: the profile it names does not exist.
+    const refused = { ...valid, subject: { profile_id: crypto.randomUUID() } };
+    const answer = await json<Answer>(await batch(space, [refused, valid]), 207);
+    expect(answer).toMatchObject({ accepted: 1, duplicates: 0 });
+    expect(answer.errors.map((error) => error.index)).toEqual([0]);
+    const stored = await storedItems(space);
+    expect(stored.map((row) => row.idempotency_key)).toEqual([valid.idempotency_key]);
+    // Stored now: the same key again is a duplicate, in a batch after it and within one.
+    expect(await json<Answer>(await batch(space, [valid, refused]), 200)).toEqual({ accepted: 0, duplicates: 2, errors: [] });
+  });
+
   it("never dedups by content: two identical messages with two keys are two items", async () => {
     const space = await createSpace();
     const answer = await json<Answer>(
