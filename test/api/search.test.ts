@@ -206,6 +206,24 @@ describe("POST /v1/search: word forms, function words and the turns before", () 
     ]);
   });
 
+  it("leaves a token over 64 characters out of plain mode, unless the query has nothing else: then it is searched word for word", async () => {
+    const space = await frozenSpace();
+    const blob = `k${"9".repeat(70)}`;
+    await json(await batch(space, [says(ALICE, `my key is ${blob} thanks`), says(BOB, "my door is blue")]), 200);
+    // With a word beside it, the long token is no term: "door" alone is searched.
+    const beside = await search(space, { query: `${blob} door` });
+    expect(beside.results.map((result) => result.snippet)).toEqual(["my **door** is blue"]);
+    // Alone (or with function words only), the query is searched word for word, and finds it as written.
+    const alone = await search(space, { query: blob });
+    expect(alone.results.map((result) => result.snippet)).toEqual([`my key is **${blob}** thanks`]);
+    const withFunctionWords = await search(space, { query: `where is ${blob}` });
+    expect(withFunctionWords.results.map((result) => result.snippet)).toEqual([
+      `my key **is** **${blob}** thanks`,
+      "my door **is** blue",
+    ]);
+    expect((await search(space, { query: blob, mode: "fts5" })).results).toHaveLength(1);
+  });
+
   it("finds the answer by the words of the question before it, and returns the answer itself", async () => {
     const space = await frozenSpace();
     const at = (minute: number) => new Date(Date.now() - 3_600_000 + minute * 60_000).toISOString();
