@@ -651,7 +651,14 @@ describe("a vendor person sees only what the sources of their binding wrote; els
     expect(seen.profile_id).toBe(shared);
     expect(values(seen)).toEqual(["+*******0100", "+*******0102"].sort());
     expect(seen.merges).toEqual([]);
-    expect((await getProfile(space, young)).merges).toHaveLength(1);
+    // Nor the id of the profile a merge hidden from them brought in.
+    expect(seen.merged_profile_ids).toEqual([]);
+    const whole = await getProfile(space, young);
+    expect(whole.merges).toHaveLength(1);
+    expect(whole.merged_profile_ids).toEqual([young]);
+    expect((await getProfile(space, young, await personToken(space, ["vendor"], [second.sourceId]))).merged_profile_ids).toEqual([
+      young,
+    ]);
   });
 
   it("shows a vendor only the links their sources wrote", async () => {

@@ -43,16 +43,20 @@ export function profileView(sql: SqlStorage, profileId: string, viewer: Viewer):
   const { identity, root } = visible;
   let merges = mergesOfRoot(sql, root.profileId);
   let links = linksOfRoot(sql, root.profileId);
+  let merged = membersOf(sql, root.profileId).filter((id) => id !== root.profileId);
   if (viewer.sources !== null) {
     const sources = new Set(viewer.sources);
     merges = merges.filter((merge) => merge.sourceId !== null && sources.has(merge.sourceId));
     links = links.filter((link) => link.sourceId !== null && sources.has(link.sourceId));
+    // Only the profiles merged in by merges the vendor sees: the others' ids would tell of merges hidden from them.
+    const absorbed = new Set(merges.map((merge) => merge.absorbedId));
+    merged = merged.filter((id) => absorbed.has(id));
   }
   return {
     ...identity,
     links: links.map((link) => linkView(sql, link)),
     merges: merges.map(mergeView),
-    merged_profile_ids: membersOf(sql, root.profileId).filter((id) => id !== root.profileId),
+    merged_profile_ids: merged,
     created_at: iso(root.createdAt),
   };
 }
