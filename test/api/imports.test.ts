@@ -88,6 +88,16 @@ describe("POST /v1/ingest/files: NDJSON backfills history", () => {
     expect(await itemCount(space)).toBe(2);
   });
 
+  it("stores a line whose key came only with an earlier line refused at store time: not a duplicate", async () => {
+    const space = await createSpace();
+    const valid = message();
+    const refused = { ...valid, subject: { profile_id: crypto.randomUUID() } };
+    const status = await finished(space, await imported(space, lines([refused, valid, valid]), NDJSON));
+    expect(status).toMatchObject({ status: "completed", records: 3, accepted: 1, duplicates: 1, rejected: 1 });
+    expect(status.errors.map((error) => [error.row, error.code])).toEqual([[1, "not_found"]]);
+    expect(await itemCount(space)).toBe(1);
+  });
+
   it("keeps the first 100 row errors of many, by row, and counts them all", async () => {
     const space = await createSpace();
     const body = Array.from({ length: 150 }, (_, index) => (index % 3 === 0 ? JSON.stringify(message()) : "nope")).join("\n");
