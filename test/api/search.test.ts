@@ -290,6 +290,41 @@ describe("POST /v1/search: snippets and what is indexed", () => {
     const again = await search(space, { query: "postcode", handle: ALICE });
     expect(again.results.filter((result) => result.kind === "fact")).toHaveLength(1);
   });
+
+  it("leaves out a fact that feedback retracted or corrected; the messages that stated it stay searchable", async () => {
+    const space = await frozenSpace();
+    await json(await batch(space, [says(ALICE, "My tier is gold. My postcode is 28001.")]), 200);
+    await later(space, 1_000);
+    const factsOf = async (query: string) =>
+      (await search(space, { query, handle: ALICE })).results.filter((result) => result.kind === "fact");
+    const [tier] = await factsOf("tier gold");
+    const [postcode] = await factsOf("postcode 28001");
+    expect([tier?.snippet, postcode?.snippet]).toEqual(["**tier**: **gold**", "**postcode**: **28001**"]);
+    const feedback = (item: Record<string, unknown>) =>
+      call("POST", `/spaces/${space.name}/v1/feedback`, {
+        token: space.key,
+        body: { items: [{ idempotency_key: crypto.randomUUID(), ...item }] },
+      });
+    expect(await json(await feedback({ action: "retract_fact", fact_id: tier?.id }), 200)).toMatchObject({ accepted: 1 });
+    expect(await json(await feedback({ action: "correct_fact", fact_id: postcode?.id, value: "28002" }), 200)).toMatchObject({
+      accepted: 1,
+    });
+    // At once, in both modes: the index keeps the value as stated, and a result shows no status.
+    for (const [query, mode] of [
+      ["tier gold", "plain"],
+      ["postcode 28001 28002", "plain"],
+      ["tier OR gold", "fts5"],
+      ["postcode OR 28001", "fts5"],
+    ]) {
+      const kinds = (await search(space, { query, mode, handle: ALICE })).results.map((result) => result.kind);
+      expect(kinds, `${mode} ${query}`).toContain("message");
+      expect(kinds, `${mode} ${query}`).not.toContain("fact");
+    }
+    // A newer statement of the key is a fact of its own, found again.
+    await json(await batch(space, [says(ALICE, "My tier is silver.")]), 200);
+    await later(space, 1_000);
+    expect((await factsOf("tier")).map((result) => result.snippet)).toEqual(["**tier**: silver"]);
+  });
 });
 
 describe("POST /v1/search and GET /v1/profiles/{id}/search: one profile", () => {

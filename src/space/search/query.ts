@@ -1,6 +1,7 @@
 import type { SearchPage } from "../../contract/search";
 import { decodeCursor, encodeCursor } from "../../http/cursor";
 import { Problem } from "../../http/problem";
+import { correctionsOf } from "../memory/corrections";
 import { fingerprint } from "../memory/stable-id";
 import { erasingProfiles } from "../privacy/arrivals";
 import { MAX_TERMS, type Ranked, type Row } from "./candidates";
@@ -43,7 +44,7 @@ export function search(sql: SqlStorage, request: SearchRequest, cache: TermCache
       ? rankFts5(sql, request.query, scope)
       : rankPlain(sql, request.query, scope, cache, request.sources === null);
   ranked.sort((a, b) => compare(keyOf(a), keyOf(b)));
-  const shown = withoutRepeats(withoutErasing(sql, ranked));
+  const shown = withoutRepeats(withoutCorrected(sql, withoutErasing(sql, ranked)));
   const rest = after ? shown.filter((result) => compare(keyOf(result), after) > 0) : shown;
   const page = rest.slice(0, request.limit);
   const last = page.at(-1);
@@ -185,6 +186,23 @@ function textsOf(sql: SqlStorage, rowids: readonly number[]): Map<number, string
 function withoutErasing(sql: SqlStorage, ranked: Ranked[]): Ranked[] {
   const erasing = erasingProfiles(sql);
   return erasing.size === 0 ? ranked : ranked.filter(({ row }) => !erasing.has(row.profile_id));
+}
+
+/**
+ * Facts that feedback retracted or corrected: the index keeps a fact as it was stated, and a
+ * result carries no status, so such a row would show a value memory no longer shows. The
+ * messages that stated it stay (what was said was said); the latest feedback on a fact wins, as
+ * in memory (`corrections`).
+ */
+function withoutCorrected(sql: SqlStorage, ranked: Ranked[]): Ranked[] {
+  const facts = ranked.filter(({ row }) => row.kind === "fact").map(({ row }) => row.ref_id);
+  if (facts.length === 0) return ranked;
+  const corrected = correctionsOf(sql, facts);
+  if (corrected.size === 0) return ranked;
+  return ranked.filter(({ row }) => {
+    const action = row.kind === "fact" ? corrected.get(row.ref_id)?.action : undefined;
+    return action !== "retract_fact" && action !== "correct_fact";
+  });
 }
 
 /** The profile that answers for each profile id now. */
