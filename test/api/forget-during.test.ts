@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { LinkSchema, ProfileSchema } from "../../src/contract/identity";
+import type { SpaceObject } from "../../src/space/object";
 import {
   email,
   expectProblem,
@@ -11,6 +13,7 @@ import {
   phone,
   query,
   restartSpaceObject,
+  spaceStub,
   systemId,
 } from "../support/identity";
 import { reserveResponse } from "../support/media";
@@ -267,5 +270,46 @@ describe("POST /v1/forget: a batch of the subject's arriving at the same time", 
       ),
     ).toEqual([{ n: 0 }]);
     expect(await accepted(space, items)).toEqual({ accepted: 0, duplicates: items.length, errors: [] });
+  });
+});
+
+describe("POST /v1/forget: a batch of the subject's arriving while its receipt is signed", () => {
+  it("counts it in the signed receipt (the counts are read after the signer's R2 deletes and checked at the commit)", async () => {
+    const space = await createSpace();
+    const subject = phone("+15555550192");
+    await accepted(space, [message({ handles: [subject], content: { type: "text", text: "first words" } })]);
+    const security = await personToken(space, ["security"]);
+    const exported = await json<{ export_id: string }>(
+      await call("POST", path(space, "/v1/exports"), { token: security, body: { handle: subject } }),
+      201,
+    );
+    // While the signer deletes the export's file from R2, a batch naming the subject arrives.
+    let arrived: Promise<unknown> | null = null;
+    const deleting = await runInDurableObject(spaceStub(space), (instance: SpaceObject) => {
+      const bucket = (instance as unknown as { env: { FILES: R2Bucket } }).env.FILES;
+      const original = bucket.delete.bind(bucket);
+      return vi.spyOn(bucket, "delete").mockImplementation(async (keys) => {
+        const named = (Array.isArray(keys) ? keys : [keys]).some((key) => key.endsWith(exported.export_id));
+        if (named && arrived === null) {
+          arrived = accepted(space, [message({ handles: [subject], content: { type: "text", text: "late words" } })]);
+          await arrived;
+        }
+        return original(keys);
+      });
+    });
+    try {
+      const erasure = await forget(space, security, { handle: subject });
+      expect(arrived).not.toBeNull();
+      await runAlarms(space);
+      await later(space, 11_000);
+      const done = erasure.status === 200 ? erasure : await erasureOf(await receiptResponse(space, security, erasure.receiptId));
+      if (done.status !== 200) throw new Error("the erasure did not finish");
+      const [row] = await query<{ counts: string }>(space, "SELECT counts FROM erasures");
+      expect(done.receipt.counts.events).toBe(2);
+      expect(JSON.parse(row?.counts ?? "{}").events).toBe(2);
+    } finally {
+      deleting.mockRestore();
+    }
+    expect(await scanFor(space, ["late words", "15555550192"])).toEqual([]);
   });
 });

@@ -221,9 +221,19 @@ export function pendingReceipt(
   return { counts: { ...noCounts(), ...(JSON.parse(row.counts) as Partial<ErasureCounts>) }, startedAt: row.started_at, handles };
 }
 
-/** Keeps the signed receipt and lets go of what only the erasure needed (the handles, the profile ids). */
-export function completeErasure(sql: SqlStorage, receipt: Receipt, now: number): void {
+/**
+ * Keeps the signed receipt and lets go of what only the erasure needed (the handles, the profile
+ * ids); answers whether it did. Not when the erasure's counts are no longer the receipt's (a
+ * batch added tombstones while it was signed): the signing timer signs it again.
+ */
+export function completeErasure(sql: SqlStorage, receipt: Receipt, now: number): boolean {
   const id = receipt.receipt_id;
+  const row = sql
+    .exec<{ counts: string }>("SELECT counts FROM erasures WHERE receipt_id = ? AND state = 'signing'", id)
+    .toArray()[0];
+  if (!row) return false;
+  const counts = { ...noCounts(), ...(JSON.parse(row.counts) as Partial<ErasureCounts>) };
+  if (Object.entries(counts).some(([name, n]) => receipt.counts[name as keyof ErasureCounts] !== n)) return false;
   const updated = sql
     .exec(
       "UPDATE erasures SET state = 'completed', completed_at = ?, receipt = ? WHERE receipt_id = ? AND state = 'signing' RETURNING 1",
@@ -232,10 +242,11 @@ export function completeErasure(sql: SqlStorage, receipt: Receipt, now: number):
       id,
     )
     .toArray().length;
-  if (updated === 0) return;
+  if (updated === 0) return false;
   sql.exec("DELETE FROM erasure_handles WHERE receipt_id = ?", id);
   sql.exec("DELETE FROM erasure_profiles WHERE receipt_id = ?", id);
   sql.exec("DELETE FROM timers WHERE kind = 'forget.sign' AND key = ?", id);
+  return true;
 }
 
 /** An erasure as the routes show it; null for an id the space never issued. */

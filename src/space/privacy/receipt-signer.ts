@@ -14,7 +14,7 @@ export class ReceiptSigner {
   constructor(
     private readonly sql: SqlStorage,
     private readonly bucket: R2Bucket,
-    private readonly transaction: (work: () => void) => void,
+    private readonly transaction: <T>(work: () => T) => T,
   ) {}
 
   /**
@@ -23,24 +23,30 @@ export class ReceiptSigner {
    * before the signature is stored does both again (its timer). Answers whether it signed.
    */
   async sign(receiptId: string, now: number): Promise<boolean> {
-    const pending = pendingReceipt(this.sql, receiptId);
-    if (!pending) return false;
+    const waiting = pendingReceipt(this.sql, receiptId);
+    if (!waiting) return false;
     for (const file of filesToDelete(this.sql, receiptId)) {
       if (file.uploadId) await abortUpload(this.bucket, file.objectKey, file.uploadId);
       await this.bucket.delete(file.objectKey);
     }
-    const unsigned = {
-      receipt_id: receiptId,
-      kid: "",
-      subject_hash: await subjectHash(this.sql, pending.handles),
-      counts: pending.counts,
-      started_at: new Date(pending.startedAt).toISOString(),
-      completed_at: new Date(now).toISOString(),
-    };
     const key = await this.key(now);
-    const receipt = await signReceipt({ ...unsigned, kid: key.kid }, key);
-    this.transaction(() => completeErasure(this.sql, receipt, now));
-    return true;
+    const subject_hash = await subjectHash(this.sql, waiting.handles);
+    // The counts as they stand after the awaits: a batch meanwhile may have added tombstones.
+    const pending = pendingReceipt(this.sql, receiptId);
+    if (!pending) return false;
+    const receipt = await signReceipt(
+      {
+        receipt_id: receiptId,
+        kid: key.kid,
+        subject_hash,
+        counts: pending.counts,
+        started_at: new Date(pending.startedAt).toISOString(),
+        completed_at: new Date(now).toISOString(),
+      },
+      key,
+    );
+    // Kept only if the counts did not move while it was signed; else the signing timer signs again.
+    return this.transaction(() => completeErasure(this.sql, receipt, now));
   }
 
   key(now: number): Promise<SigningReceiptKey> {
