@@ -2,6 +2,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { type ExportRecord, ExportSchema } from "../../src/contract/exports";
+import { routedRequest } from "../../src/edge/address";
+import { app } from "../../src/edge/app";
 import type { SpaceObject } from "../../src/space/object";
 import { email, expectProblem, identifyItem, personToken, phone, query, restartSpaceObject } from "../support/identity";
 import { later, moveClock, runAlarms, stub } from "../support/memory";
@@ -389,5 +391,25 @@ describe("exports: who may", () => {
     await expectProblem(await postExport(space, body, space.key), 403, "forbidden");
     await expectProblem(await getExport(space, made.export_id, space.key), 403, "forbidden");
     await expectProblem(await postExport(space, body, "cms_live_bogus"), 401, "unauthenticated");
+  });
+});
+
+describe("exports in production without R2's settings", () => {
+  it("answers 503 before writing anything: no record, no file, nothing a retry would write again", async () => {
+    const space = await createSpace();
+    const subject = phone("+15555550196");
+    expect(await json(await batch(space, [message({ handles: [subject] })]), 200)).toMatchObject({ accepted: 1 });
+    const token = await personToken(space, ["security"]);
+    // Every secret a production deployment needs, but not R2's account and bucket (variables).
+    const production = { ...env, ENVIRONMENT: "production", R2_ACCESS_KEY_ID: "key-id", R2_SECRET_ACCESS_KEY: "secret" };
+    const request = new Request(`http://${space.name}.local.memory.localhost/v1/exports`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ handle: subject }),
+    });
+    const answer = await app.fetch(routedRequest(request, production), production);
+    expect((await json<{ code: string }>(answer, 503)).code).toBe("unavailable");
+    expect(await query(space, "SELECT export_id FROM exports")).toEqual([]);
+    expect((await env.FILES.list({ prefix: `spaces/${space.name}/exports/` })).objects).toEqual([]);
   });
 });

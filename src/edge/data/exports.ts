@@ -10,6 +10,8 @@ import {
 import { problems } from "../../contract/problem";
 import { readJsonBody } from "../../http/body";
 import { Problem, unwrap } from "../../http/problem";
+import { r2Endpoint } from "../../r2/presign";
+import { isDevelopment } from "../../secrets";
 import { spaceObject } from "../../space/address";
 import { addressesSeenFrom } from "../address";
 import type { AppEnv } from "../context";
@@ -76,6 +78,8 @@ function answered(c: Context<AppEnv>, record: ExportRecord): ExportRecord {
 }
 
 documentedRoute(exportRoutes, createRoute_, async (c) => {
+  // Checked first: production without R2's settings writes no file nobody could download.
+  if (!isDevelopment(c.env)) r2Endpoint(c.env, "download links");
   const { space, credential, requestId } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, EXPORT_BODY_LIMIT);
   const record = unwrap(await space.createExport(credential, body, requestId));
