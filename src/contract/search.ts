@@ -5,7 +5,7 @@ export const SEARCH_KINDS = ["message", "transcript", "episode", "fact"] as cons
 export const SEARCH_MODES = ["plain", "fts5"] as const;
 
 const QUERY_DESCRIPTION =
-  "`plain` (default): text as a person or an agent writes it; its words (letters and digits, case and accents ignored) are looked up by their English stem (`moved` finds `moving`), function words (`the`, `what`, `is`...) weigh nothing unless the query has nothing else, any word may match, and a message also matches by the words of the two turns before it in its conversation, at a lower weight (the answer to a question is often the turn after it); no text is a syntax error. `fts5`: SQLite FTS5 query syntax (phrases, `AND`/`OR`/`NOT`, `NEAR`, prefixes), searched in the text only, word for word; a malformed query is `422 invalid_input` (`query: fts5_syntax_error`).";
+  "`plain` (default): text as a person or an agent writes it; its words (letters and digits, case and accents ignored) are looked up by their English stem (`moved` finds `moving`), function words (`the`, `what`, `is`...) weigh nothing unless the query has nothing else, any word may match, and a message also matches by the words of the two turns before it in its conversation, at a lower weight (the answer to a question is often the turn after it; not for a `vendor` person, whose search matches a row's own words only, as the turns before it may be other sources'); no text is a syntax error. `fts5`: SQLite FTS5 query syntax (phrases, `AND`/`OR`/`NOT`, `NEAR`, prefixes), searched in the text only, word for word; a malformed query is `422 invalid_input` (`query: fts5_syntax_error`).";
 
 const ModeSchema = z.enum(SEARCH_MODES);
 const CursorSchema = text(1, 512);
