@@ -192,11 +192,11 @@ export class SpaceObject extends DurableObject<Env> {
 
   // Identity (docs/api/identity.md)
 
-  async readProfile(credential: PresentedCredential, profileId: string, requestId: string | null = null) {
+  async readProfile(credential: PresentedCredential, profileId: string, requestId: string | null) {
     return this.#identity.readProfile(credential, profileId, requestId);
   }
 
-  async lookupProfile(credential: PresentedCredential, body: BodyInput, requestId: string | null = null) {
+  async lookupProfile(credential: PresentedCredential, body: BodyInput, requestId: string | null) {
     return this.#identity.lookupProfile(credential, body, requestId);
   }
 
@@ -204,7 +204,7 @@ export class SpaceObject extends DurableObject<Env> {
     credential: PresentedCredential,
     mergeId: string,
     idempotency: IdempotencyRequest,
-    requestId: string | null = null,
+    requestId: string | null,
   ) {
     return this.#identity.undoMerge(credential, mergeId, idempotency, requestId);
   }
@@ -225,7 +225,7 @@ export class SpaceObject extends DurableObject<Env> {
     credential: PresentedCredential,
     suggestionId: string,
     idempotency: IdempotencyRequest,
-    requestId: string | null = null,
+    requestId: string | null,
   ) {
     return this.#identity.dismissSuggestion(credential, suggestionId, idempotency, requestId);
   }
@@ -234,38 +234,38 @@ export class SpaceObject extends DurableObject<Env> {
     credential: PresentedCredential,
     suggestionId: string,
     idempotency: IdempotencyRequest,
-    requestId: string | null = null,
+    requestId: string | null,
   ) {
     return this.#identity.acceptSuggestion(credential, suggestionId, idempotency, requestId);
   }
 
   // Memory: context, search, history, timeline, feedback, context use (docs/api/memory.md, docs/api/navigation.md)
 
-  async readContext(credential: PresentedCredential, body: BodyInput, requestId: string | null = null) {
+  async readContext(credential: PresentedCredential, body: BodyInput, requestId: string | null) {
     return this.#memory.readContext(credential, body, requestId);
   }
 
-  async profileContext(credential: PresentedCredential, profileId: string, requestId: string | null = null) {
+  async profileContext(credential: PresentedCredential, profileId: string, requestId: string | null) {
     return this.#memory.profileContext(credential, profileId, requestId);
   }
 
   async search(
     credential: PresentedCredential,
     request: { body: BodyInput } | { profileId: string; query: ProfileSearchQuery },
-    requestId: string | null = null,
+    requestId: string | null,
   ) {
     return this.#memory.search(credential, request, requestId);
   }
 
-  async openHistory(credential: PresentedCredential, body: BodyInput, requestId: string | null = null) {
+  async openHistory(credential: PresentedCredential, body: BodyInput, requestId: string | null) {
     return this.#memory.openHistory(credential, body, requestId);
   }
 
-  async historyItem(credential: PresentedCredential, itemId: string, requestId: string | null = null) {
+  async historyItem(credential: PresentedCredential, itemId: string, requestId: string | null) {
     return this.#memory.historyItem(credential, itemId, requestId);
   }
 
-  async readTimeline(credential: PresentedCredential, body: BodyInput, requestId: string | null = null) {
+  async readTimeline(credential: PresentedCredential, body: BodyInput, requestId: string | null) {
     return this.#memory.readTimeline(credential, body, requestId);
   }
 
@@ -273,7 +273,7 @@ export class SpaceObject extends DurableObject<Env> {
     credential: PresentedCredential,
     profileId: string,
     query: TimelineQuery,
-    requestId: string | null = null,
+    requestId: string | null,
   ) {
     return this.#memory.profileTimeline(credential, profileId, query, requestId);
   }

@@ -11,7 +11,7 @@ import { FeedbackRequestSchema } from "../../src/contract/feedback";
 import { HistoryItemSchema, HistoryOpenInputSchema, TimelineInputSchema, TimelinePageSchema } from "../../src/contract/history";
 import { SearchInputSchema, SearchPageSchema } from "../../src/contract/search";
 import { TOOLS } from "../../src/edge/mcp/tools";
-import { type Handle, phone } from "../support/identity";
+import { type Handle, personToken, phone, query } from "../support/identity";
 import { later, moveClock } from "../support/memory";
 import { batch, call, createKey, createSpace, json, message, ORIGIN, type Space } from "../support/seed";
 
@@ -348,5 +348,23 @@ describe("MCP endpoint: failures are tool errors with the problem code", () => {
     await toolProblem(client, "customer_timeline", { handle }, "not_found", 404);
     await toolProblem(client, "open_history_item", { item_id: "x", handle }, "not_found", 404);
     await json(await post(space, "/v1/context", { handle }), 404);
+  });
+});
+
+describe("MCP endpoint: a person's reads are audited with the request's id", () => {
+  it("records each read tool a review person calls with the Request-Id of its MCP request", async () => {
+    const handle = phone("+15555550197");
+    const { space } = await customer(handle);
+    const client = await connect(space, await personToken(space, ["review"]));
+    await answer(client, "get_customer_context", { handle });
+    await answer(client, "search_customer_memory", { query: "refund", handle });
+    await answer(client, "customer_timeline", { handle });
+    const rows = await query<{ action: string; request_id: string | null }>(
+      space,
+      "SELECT action, request_id FROM audit_log WHERE action IN ('context.read', 'search.read', 'timeline.read') ORDER BY seq",
+    );
+    expect(rows.map((row) => row.action)).toEqual(["context.read", "search.read", "timeline.read"]);
+    for (const row of rows) expect(row.request_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(rows.map((row) => row.request_id)).size).toBe(3);
   });
 });

@@ -79,7 +79,7 @@ async function callTool(caller: ToolCaller, params: CallToolRequest["params"]): 
   try {
     const args = params.arguments ?? {};
     refuseUndeclared(tool, args);
-    const answer = unwrap(await tool.call(caller.space, caller.credential, bodyOf(args, tool.bodyLimit)));
+    const answer = unwrap(await tool.call(caller.space, caller.credential, bodyOf(args, tool.bodyLimit), caller.requestId));
     const text = tool.text ? tool.text(answer) : JSON.stringify(answer);
     // Every answer of these routes is a JSON object.
     return { content: [{ type: "text", text }], structuredContent: answer as Record<string, unknown> };

@@ -33,7 +33,8 @@ export interface McpTool {
   /** The route's body limit, applied to the arguments as JSON. */
   bodyLimit: number;
   readOnly: boolean;
-  call(space: SpaceStub, credential: PresentedCredential, body: BodyInput): Promise<Outcome<unknown>>;
+  /** `requestId`: the MCP request's, which an audit row of a person's read names. */
+  call(space: SpaceStub, credential: PresentedCredential, body: BodyInput, requestId: string): Promise<Outcome<unknown>>;
   /** A short rendering for models that read text; the default is the answer as JSON. */
   text?(answer: unknown): string;
 }
@@ -49,7 +50,7 @@ export const TOOLS: readonly McpTool[] = [
     scope: "context",
     bodyLimit: CONTEXT_BODY_LIMIT,
     readOnly: true,
-    call: (space, credential, body) => space.readContext(credential, body),
+    call: (space, credential, body, requestId) => space.readContext(credential, body, requestId),
     text: (answer) => contextText(answer as ContextAnswer),
   },
   {
@@ -60,7 +61,7 @@ export const TOOLS: readonly McpTool[] = [
     scope: "search",
     bodyLimit: SEARCH_BODY_LIMIT,
     readOnly: true,
-    call: (space, credential, body) => space.search(credential, { body }),
+    call: (space, credential, body, requestId) => space.search(credential, { body }, requestId),
   },
   {
     name: "open_history_item",
@@ -71,7 +72,7 @@ export const TOOLS: readonly McpTool[] = [
     scope: "context",
     bodyLimit: HISTORY_BODY_LIMIT,
     readOnly: true,
-    call: (space, credential, body) => space.openHistory(credential, body),
+    call: (space, credential, body, requestId) => space.openHistory(credential, body, requestId),
   },
   {
     name: "customer_timeline",
@@ -81,7 +82,7 @@ export const TOOLS: readonly McpTool[] = [
     scope: "context",
     bodyLimit: TIMELINE_BODY_LIMIT,
     readOnly: true,
-    call: (space, credential, body) => space.readTimeline(credential, body),
+    call: (space, credential, body, requestId) => space.readTimeline(credential, body, requestId),
   },
   {
     name: "record_events",
