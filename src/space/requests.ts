@@ -105,7 +105,7 @@ export class SpaceRequests implements SpaceParts {
       const now = this.now();
       const replica = this.replica();
       const caller = admit(replica, credential, policy, now);
-      this.limits.admit(replica, caller, kind, now);
+      this.limits.admit(replica, callerScope(caller), kind, now);
       return work(caller, now);
     });
     if (policy !== POLICIES.batch) this.requestPacing.otherRequest(performance.now());

@@ -138,8 +138,11 @@ describe("GET /v1/audit: a space's governance actions, ids only", () => {
     );
     const file = await call("GET", (made.download?.url ?? "").slice(ORIGIN.length));
     expect(new TextDecoder().decode(await file.arrayBuffer())).toContain(TEXT);
-    // A token for another export: refused, recorded under the link.
-    const forged = (made.download?.url ?? "").slice(ORIGIN.length).replace(made.export_id, crypto.randomUUID());
+    // A tampered token for the export: refused, recorded under the link.
+    const link = (made.download?.url ?? "").slice(ORIGIN.length);
+    await expectProblem(await call("GET", `${link.slice(0, -1)}${link.endsWith("A") ? "B" : "A"}`), 401, "unauthenticated");
+    // A link to an export the space never issued: refused and not recorded (anyone can type an id).
+    const forged = link.replace(made.export_id, crypto.randomUUID());
     await expectProblem(await call("GET", forged), 401, "unauthenticated");
 
     const entries = await spaceLog(space, security);

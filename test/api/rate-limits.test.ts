@@ -196,3 +196,23 @@ describe("rate limits: the configuration and the document", () => {
     }
   });
 });
+
+describe("rate limits: an export's download link", () => {
+  it("is limited as its own bucket beside the space's, though it carries no credential", async () => {
+    const space = await createSpace();
+    await json(await batch(space, [message({ handles: [handle] })]), 200);
+    const security = await personToken(space, ["security"]);
+    const made = await json<{ download: { url: string } }>(
+      await call("POST", `/spaces/${space.name}/v1/exports`, { token: security, body: { handle } }),
+      201,
+    );
+    const link = new URL(made.download.url);
+    await clockAt(space, Date.now());
+    await json(await configure(space, { rate_limits: { key_per_minute: 2 } }), 200);
+    const download = () => call("GET", `${link.pathname}${link.search}`);
+    for (let i = 0; i < 2; i++) expect((await download()).status).toBe(200);
+    expect(await retryAfterOf(await download())).toBe(30);
+    // A key's bucket is another: its reads still pass.
+    expect((await contextRead(space)).status).toBe(200);
+  });
+});

@@ -11,7 +11,7 @@ import type { SpaceRequests } from "../requests";
 import { requireLiveExport } from "./expiry";
 import type { ExportJobs } from "./jobs";
 import { downloadLink, openDownload } from "./links";
-import { exportView, requireExport } from "./records";
+import { exportView, readExport, requireExport } from "./records";
 
 /** The export routes of a space (docs/api/privacy.md#export). */
 export class ExportRequests {
@@ -66,12 +66,22 @@ export class ExportRequests {
     );
   }
 
-  /** The development download route: the link's token checked, the file's R2 key for the edge to stream. */
+  /**
+   * The development download route: the link's token checked, the file's R2 key for the edge to
+   * stream. It carries no credential, so the link is its own rate-limit bucket (`link:<export>`,
+   * beside the space's); and only a link to an export the space holds is audited, since anyone
+   * can type another id (and a row per typed id would fill the log).
+   */
   openExportDownload(exportId: string, token: string, requestId: string | null): Promise<Outcome<{ objectKey: string }>> {
     const space = this.#space;
+    const answer = () =>
+      outcomeOf(() => {
+        const now = space.now();
+        space.limits.admit(space.replica(), `link:${exportId}`, "read", now);
+        return openDownload(space.sql, exportId, token, space.spaceName(), now);
+      });
+    if (!readExport(space.sql, exportId)) return answer();
     const audit = { actor: { kind: "link", id: exportId }, action: "export.download", requestId, named: true } as const;
-    return space.audited({ ...audit, targets: [{ type: "export", id: exportId }] }, () =>
-      outcomeOf(() => openDownload(space.sql, exportId, token, space.spaceName(), space.now())),
-    );
+    return space.audited({ ...audit, targets: [{ type: "export", id: exportId }] }, answer);
   }
 }

@@ -1,6 +1,4 @@
 import type { QuotaMetric, QuotaPeriod } from "../../contract/quotas";
-import type { Caller } from "../access";
-import { callerScope } from "../access";
 import { heldMediaBytes } from "../media/reservations";
 import type { Replica } from "../replica";
 import { periodStart, secondsToPeriodEnd } from "./periods";
@@ -47,11 +45,15 @@ export class Limits {
     this.#counts = new UsageCounts(sql);
   }
 
-  /** Admits the request against every limit, or throws `429 rate_limited` with `Retry-After`; counts it when admitted. */
-  admit(replica: Replica, caller: Caller, kind: RequestKind, now: number): void {
+  /**
+   * Admits the request against every limit, or throws `429 rate_limited` with `Retry-After`;
+   * counts it when admitted. `scope`: whose bucket it takes from besides the space's (a key, a
+   * person, a download link).
+   */
+  admit(replica: Replica, scope: string, kind: RequestKind, now: number): void {
     const write = kind !== "read";
     const rates = replica.config.values.rate_limits;
-    if (rates) this.#rates.admit(rates, callerScope(caller), write, now);
+    if (rates) this.#rates.admit(rates, scope, write, now);
     const requests = replica.quotas.get("requests_per_minute");
     if (requests) {
       const { used } = this.#counts.used("requests_per_minute", now);
