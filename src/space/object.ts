@@ -200,12 +200,7 @@ export class SpaceObject extends DurableObject<Env> {
     return this.#identity.lookupProfile(credential, body, requestId);
   }
 
-  async undoMerge(
-    credential: PresentedCredential,
-    mergeId: string,
-    idempotency: IdempotencyRequest,
-    requestId: string | null,
-  ) {
+  async undoMerge(credential: PresentedCredential, mergeId: string, idempotency: IdempotencyRequest, requestId: string | null) {
     return this.#identity.undoMerge(credential, mergeId, idempotency, requestId);
   }
 
@@ -269,12 +264,7 @@ export class SpaceObject extends DurableObject<Env> {
     return this.#memory.readTimeline(credential, body, requestId);
   }
 
-  async profileTimeline(
-    credential: PresentedCredential,
-    profileId: string,
-    query: TimelineQuery,
-    requestId: string | null,
-  ) {
+  async profileTimeline(credential: PresentedCredential, profileId: string, query: TimelineQuery, requestId: string | null) {
     return this.#memory.profileTimeline(credential, profileId, query, requestId);
   }
 
