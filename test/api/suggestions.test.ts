@@ -325,6 +325,34 @@ describe("POST /v1/identity/suggestions/{id}/dismiss", () => {
   });
 });
 
+describe("a rejected pair after one of its profiles merged into another", () => {
+  it("stays rejected: the same evidence between their members does not make a new suggestion of the survivors", async () => {
+    const space = await createSpace();
+    // The older profile a merge will keep.
+    await json(await batch(space, [message({ handles: [{ type: "phone_e164", value: "+15555550125" }] })]), 200);
+    await json(
+      await batch(space, [
+        customer("+15555550123", { name: "Ada Ferreira", zip: "4000" }),
+        customer("+15555550124", { name: "ADA FERREIRA", zip: "4000" }),
+      ]),
+      200,
+    );
+    await runJob(space);
+    const [suggestion] = (await suggestions(space)).data;
+    if (!suggestion) throw new Error("no suggestion");
+    await json(await post(space, `/v1/identity/suggestions/${suggestion.suggestion_id}/dismiss`, "d-merge"), 200);
+    const merged = identifyItem([
+      { type: "phone_e164", value: "+15555550124" },
+      { type: "phone_e164", value: "+15555550125" },
+    ]);
+    expect(await json(await batch(space, [merged]), 200)).toMatchObject({ accepted: 1 });
+    await runJob(space);
+    expect((await suggestions(space)).data.map((entry) => [entry.suggestion_id, entry.status])).toEqual([
+      [suggestion.suggestion_id, "rejected"],
+    ]);
+  });
+});
+
 describe("POST /v1/identity/suggestions/{id}/accept", () => {
   it("merges the pair for a person with review, with method review, and a source key is 403 forbidden", async () => {
     const space = await createSpace();

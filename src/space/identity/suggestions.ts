@@ -101,9 +101,15 @@ export function recordFound(sql: SqlStorage, found: readonly FoundPair[], run: n
     .toArray();
   const inserts: (string | number)[][] = [];
   const changed: { id: string; pair: FoundPair }[] = [];
+  const verdicts = rejectedBetweenMembers(
+    sql,
+    rows.filter((row) => row.suggestion_id === null),
+  );
   for (const row of rows) {
     const pair = found[Number(row.i)] as FoundPair;
     if (row.suggestion_id === null) {
+      // A pair rejected between their members before a merge: back only on new evidence, as any rejected pair.
+      if (verdicts.get(Number(row.i))?.some((was) => !strongerEvidence(pair, was))) continue;
       if (row.handle_a && row.handle_b) {
         inserts.push([uuidv7(now), row.ra, row.rb, row.handle_a, row.handle_b, pair.score, pair.pattern, pair.meetings]);
       }
@@ -135,6 +141,36 @@ export function recordFound(sql: SqlStorage, found: readonly FoundPair[], run: n
       now,
     );
   }
+}
+
+/**
+ * For each pair of roots no suggestion holds, the evidence of the rejected suggestions between
+ * their members (a suggestion names the roots of its time: a merge since moved one side under
+ * another root), by the found pair's index. Through the roots' members (`profiles_root_id`) and
+ * the suggestions of each member (`suggestions_pair`; `+status` keeps SQLite off the status
+ * index, which would walk every rejected suggestion), both ways round.
+ */
+function rejectedBetweenMembers(
+  sql: SqlStorage,
+  pairs: readonly Existing[],
+): Map<number, { pattern: string; meetings: number }[]> {
+  const verdicts = new Map<number, { pattern: string; meetings: number }[]>();
+  if (pairs.length === 0) return verdicts;
+  const rows = sql.exec<{ i: number; pattern: string | null; co_occurrences: number | null }>(
+    `WITH c AS (SELECT value ->> 0 AS i, value ->> 1 AS x, value ->> 2 AS y FROM json_each(?1)
+                UNION ALL SELECT value ->> 0, value ->> 2, value ->> 1 FROM json_each(?1))
+     SELECT c.i, s.pattern, s.co_occurrences FROM c
+       CROSS JOIN profiles ma CROSS JOIN suggestions s CROSS JOIN profiles mb
+     WHERE ma.root_id = c.x AND s.profile_a = ma.profile_id AND +s.status = 'rejected'
+       AND mb.profile_id = s.profile_b AND mb.root_id = c.y`,
+    JSON.stringify(pairs.map((row) => [Number(row.i), row.ra, row.rb])),
+  );
+  for (const row of rows) {
+    const list = verdicts.get(row.i) ?? [];
+    list.push({ pattern: row.pattern ?? "", meetings: row.co_occurrences ?? 0 });
+    verdicts.set(row.i, list);
+  }
+  return verdicts;
 }
 
 /**
