@@ -5,7 +5,7 @@ import migrations from "../../migrations/control/migrations.js";
 import { hashPassword } from "../auth/password";
 import type { PersonActor } from "../auth/person-token";
 import { type Clock, systemClock } from "../clock";
-import type { ControlAuditQuery } from "../contract/audit";
+import type { AuditTarget, ControlAuditAction, ControlAuditQuery } from "../contract/audit";
 import type { SpaceConfigValues } from "../contract/config";
 import type { KeyInput, PersonInput, PersonUpdate, SourceInput, TenantCreated, TenantInput } from "../contract/control";
 import type { Quota } from "../contract/quotas";
@@ -18,7 +18,7 @@ import type { ControlDb } from "./db";
 import { developmentSecrets } from "./generated-secrets";
 import { PeopleRequests } from "./people-requests";
 import { ProjectRequests } from "./project-requests";
-import { ControlRequests, type PageRequest } from "./requests";
+import { ControlRequests, type EdgeRefusal, type PageRequest } from "./requests";
 import { SettingsRequests } from "./settings-requests";
 import { createTenant } from "./tenants";
 
@@ -27,8 +27,9 @@ export type { PageRequest };
 /**
  * The control plane: tenants, people, projects, spaces, sources, keys, configuration and quotas. One
  * object for the deployment. The edge has verified the person token's signature and the route's
- * roles; every method here first checks that the token was not cut (`ControlRequests.as`), and
- * scopes what it touches to the actor's tenant (another tenant's record is `404`). A change a
+ * roles (a person it refused on an audited route is recorded through `refused`); every method here
+ * first checks that the token was not cut (`ControlRequests.as`), and scopes what it touches to
+ * the actor's tenant (another tenant's record is `404`). A change a
  * space must know about is pushed to the space's object before the method returns. The public
  * methods are the RPC surface, each handing its request to its capability's request class.
  */
@@ -39,6 +40,7 @@ export class ControlObject extends DurableObject<Env> {
   #people: PeopleRequests;
   #projects: ProjectRequests;
   #settings: SettingsRequests;
+  #control: ControlRequests;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -50,6 +52,7 @@ export class ControlObject extends DurableObject<Env> {
       now: () => this.clock.now(),
       answerKept: (expiresAt) => this.#purgeBy(expiresAt),
     });
+    this.#control = control;
     this.#people = new PeopleRequests(control);
     this.#projects = new ProjectRequests(control);
     this.#settings = new SettingsRequests(control);
@@ -81,6 +84,15 @@ export class ControlObject extends DurableObject<Env> {
       const hash = await hashPassword(input.admin.password);
       return createTenant(this.#db, input, hash, this.clock.now());
     });
+  }
+
+  /**
+   * A person's request the edge refused for a role or for its input, recorded in the tenant's log
+   * under the route's action (docs/api/privacy.md#audit); the answer is the refusal, or `401`
+   * when the token was cut.
+   */
+  async refused(actor: PersonActor, action: ControlAuditAction, targets: AuditTarget[], refusal: EdgeRefusal, requestId: string) {
+    return this.#control.refused(actor, { action, targets, requestId }, refusal);
   }
 
   // People (docs/api/control.md)

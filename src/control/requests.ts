@@ -24,6 +24,12 @@ export interface PageRequest {
   limit: number;
 }
 
+/** What the edge refuses a person for before a control route's work: a role, or the request's input. */
+export interface EdgeRefusal {
+  code: "forbidden" | "invalid_input";
+  detail: string | null;
+}
+
 export interface Page<T> {
   data: T[];
   next_cursor: string | null;
@@ -85,6 +91,19 @@ export class ControlRequests {
     const audited = { ...request, actor: { kind: "person", id: actor.personId } } as const;
     recordOutcome(this.sql, audited, outcome, this.now(), actor.tenantId);
     return outcome;
+  }
+
+  /**
+   * A request the edge refused before it reached this object (a role the person lacks, input it
+   * could not take), recorded under the route's action with the refusal's code, as `recorded`
+   * records one refused here. The token is checked first: a cut one is `401` and names nobody.
+   */
+  refused(actor: PersonActor, request: Omit<AuditedRequest<never>, "actor">, refusal: EdgeRefusal): Promise<Outcome<never>> {
+    return this.recorded(actor, request, () =>
+      this.as(actor, () => {
+        throw new Problem(refusal.code, refusal.detail);
+      }),
+    );
   }
 
   /**

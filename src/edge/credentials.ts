@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import type { PresentedCredential } from "../auth/credential";
 import { type PersonActor, TOKEN_REFUSED, verifyPersonToken } from "../auth/person-token";
-import { authorize, type RoutePolicy } from "../auth/policy";
 import { keyDigest, parseSourceKey } from "../auth/source-key";
 import { Problem } from "../http/problem";
 import { addressOf } from "./address";
@@ -44,15 +43,15 @@ export async function presentCredential(c: Context<AppEnv>, space: string): Prom
 }
 
 /**
- * The person of a control request, holding one of the route's roles. A source key is `403`.
- * Whether the token was cut is checked by the ControlObject, which every control route calls.
+ * The person of a control request, whatever their roles (the route checks those: `personOnly`): a
+ * token verified at the edge (signature, expiry). A source key is `403` and anything else `401`:
+ * neither names a person. Whether the token was cut is checked by the ControlObject, which every
+ * control route calls.
  */
-export async function requirePerson(c: Context<AppEnv>, policy: RoutePolicy): Promise<PersonActor> {
+export async function presentPerson(c: Context<AppEnv>): Promise<PersonActor> {
   const token = bearer(c);
   if (parseSourceKey(token, c.env.KEY_PREFIX)) throw new Problem("forbidden", "this route needs a person token");
-  const person = await personFrom(c, token);
-  authorize(person, policy);
-  return person;
+  return personFrom(c, token);
 }
 
 async function personFrom(c: Context<AppEnv>, token: string): Promise<PersonActor> {

@@ -7,7 +7,7 @@ import { controlObject } from "../../control/address";
 import { unwrap } from "../../http/problem";
 import type { AppEnv } from "../context";
 import { jsonBody } from "../json-body";
-import { personOnly } from "./guards";
+import { personOnly, refusedInput } from "./guards";
 
 const loginRoute = createRoute({
   method: "post",
@@ -30,7 +30,7 @@ const logoutRoute = createRoute({
   description:
     "Ends the person token the request carries, on the control API and in every space of the tenant, before it answers: from the next request on the token is `401` everywhere. Other tokens of the person stay valid. No body.",
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.me)] as const,
+  middleware: [personOnly(POLICIES.me, { action: "auth.logout" })] as const,
   responses: {
     204: { description: "The token is ended." },
     ...problems(401, 403, 422, 500, 503),
@@ -49,7 +49,7 @@ const meRoute = createRoute({
   },
 });
 
-export const authRoutes = new OpenAPIHono<AppEnv>()
+export const authRoutes = new OpenAPIHono<AppEnv>({ defaultHook: refusedInput })
   .openapi(loginRoute, async (c) => {
     const { email, password } = c.req.valid("json");
     const { person, generation } = unwrap(await controlObject(c.env).login(email, password, c.get("requestId")));

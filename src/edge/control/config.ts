@@ -7,8 +7,7 @@ import { problems } from "../../contract/problem";
 import { controlObject } from "../../control/address";
 import { unwrap } from "../../http/problem";
 import type { AppEnv } from "../context";
-import { jsonBody } from "../json-body";
-import { personOnly } from "./guards";
+import { jsonInput, personOnly, refusedInput } from "./guards";
 
 const getConfigRoute = createRoute({
   method: "get",
@@ -31,7 +30,7 @@ const putConfigRoute = createRoute({
   description:
     "Role `admin`. The body is the whole set of values; every PUT is a new version, in force in the space before the answer. Unknown keys are `422`.",
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.configWrite), jsonBody] as const,
+  middleware: [personOnly(POLICIES.configWrite, { action: "config.update", target: "space" }), jsonInput] as const,
   request: {
     params: IdParamSchema,
     body: { content: { "application/json": { schema: z.strictObject({ values: SpaceConfigValuesSchema }) } }, required: true },
@@ -42,7 +41,7 @@ const putConfigRoute = createRoute({
   },
 });
 
-export const configRoutes = new OpenAPIHono<AppEnv>()
+export const configRoutes = new OpenAPIHono<AppEnv>({ defaultHook: refusedInput })
   .openapi(getConfigRoute, async (c) =>
     c.json(
       unwrap(await controlObject(c.env).getConfig(c.get("person"), c.req.valid("param").id, c.req.valid("query").version)),

@@ -7,8 +7,7 @@ import { controlObject } from "../../control/address";
 import { unwrap } from "../../http/problem";
 import type { AppEnv } from "../context";
 import { idempotencyOf } from "../idempotency";
-import { jsonBody } from "../json-body";
-import { personOnly } from "./guards";
+import { jsonInput, personOnly, refusedInput } from "./guards";
 
 const IDEMPOTENT =
   "Requires `Idempotency-Key` (1 to 256 visible ASCII characters, spaces allowed between them), kept 24 hours per person with the hash of the request: the same key and request returns the first answer, the same key with another request is `409 conflict`; another person's same key is a fresh request.";
@@ -19,7 +18,7 @@ const createKeyRoute = createRoute({
   summary: "Create a source key",
   description: `Role \`integration\` (or \`admin\`). The answer carries the whole key once, in \`key\`. ${IDEMPOTENT}`,
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.keys), jsonBody] as const,
+  middleware: [personOnly(POLICIES.keys, { action: "key.create", target: "source" }), jsonInput] as const,
   request: {
     params: IdParamSchema,
     headers: IdempotencyHeaderSchema,
@@ -37,7 +36,7 @@ const rotateKeyRoute = createRoute({
   summary: "Rotate a source key",
   description: `A new secret for the same key id; the old one is refused from the next request on. ${IDEMPOTENT}`,
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.keys)] as const,
+  middleware: [personOnly(POLICIES.keys, { action: "key.rotate", target: "key" })] as const,
   request: { params: IdParamSchema, headers: IdempotencyHeaderSchema },
   responses: {
     200: { description: "Rotated; `key` is shown only here.", content: { "application/json": { schema: KeySchema } } },
@@ -51,7 +50,7 @@ const revokeKeyRoute = createRoute({
   summary: "Revoke a source key",
   description: `The key is refused from the next request on. ${IDEMPOTENT}`,
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.keys)] as const,
+  middleware: [personOnly(POLICIES.keys, { action: "key.revoke", target: "key" })] as const,
   request: { params: IdParamSchema, headers: IdempotencyHeaderSchema },
   responses: {
     200: { description: "Revoked.", content: { "application/json": { schema: KeySchema } } },
@@ -59,7 +58,7 @@ const revokeKeyRoute = createRoute({
   },
 });
 
-export const keyRoutes = new OpenAPIHono<AppEnv>()
+export const keyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: refusedInput })
   .openapi(createKeyRoute, async (c) => {
     const idempotency = await idempotencyOf(c, c.req.valid("header")["idempotency-key"]);
     const key = await controlObject(c.env).createKey(

@@ -6,8 +6,7 @@ import { problems } from "../../contract/problem";
 import { controlObject } from "../../control/address";
 import { unwrap } from "../../http/problem";
 import type { AppEnv } from "../context";
-import { jsonBody } from "../json-body";
-import { personOnly } from "./guards";
+import { jsonInput, personOnly, refusedInput } from "./guards";
 
 const createPersonRoute = createRoute({
   method: "post",
@@ -16,7 +15,7 @@ const createPersonRoute = createRoute({
   description:
     "Role `admin`. `vendor_sources` binds a `vendor` person to the sources they may see: sources of the tenant only (any other id, another tenant's source included, is `422`).",
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.people), jsonBody] as const,
+  middleware: [personOnly(POLICIES.people, { action: "person.create" }), jsonInput] as const,
   request: { body: { content: { "application/json": { schema: PersonInputSchema } }, required: true } },
   responses: {
     201: { description: "Created.", content: { "application/json": { schema: PersonSchema } } },
@@ -44,7 +43,7 @@ const updatePersonRoute = createRoute({
   description:
     "Role `admin`. A change of `roles` or `vendor_sources` ends every token the person holds, on the control API and in every space of the tenant, from the next request on: they log in again to get the new roles. The tenant's last `admin` cannot lose the role (`409`). Another tenant's person is `404`.",
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.people), jsonBody] as const,
+  middleware: [personOnly(POLICIES.people, { action: "person.update", target: "person" }), jsonInput] as const,
   request: {
     params: IdParamSchema,
     body: { content: { "application/json": { schema: PersonUpdateSchema } }, required: true },
@@ -62,7 +61,7 @@ const removePersonRoute = createRoute({
   description:
     "Role `admin`. Every token the person holds ends from the next request on, on the control API and in every space of the tenant. The tenant's last `admin` cannot be removed (`409`). Another tenant's person is `404`.",
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.people)] as const,
+  middleware: [personOnly(POLICIES.people, { action: "person.remove", target: "person" })] as const,
   request: { params: IdParamSchema },
   responses: {
     204: { description: "Removed." },
@@ -70,7 +69,7 @@ const removePersonRoute = createRoute({
   },
 });
 
-export const peopleRoutes = new OpenAPIHono<AppEnv>()
+export const peopleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: refusedInput })
   .openapi(createPersonRoute, async (c) =>
     c.json(unwrap(await controlObject(c.env).createPerson(c.get("person"), c.req.valid("json"), c.get("requestId"))), 201),
   )

@@ -9,8 +9,7 @@ import type { SpaceView } from "../../control/spaces";
 import { unwrap } from "../../http/problem";
 import { addressOf } from "../address";
 import type { AppEnv } from "../context";
-import { jsonBody } from "../json-body";
-import { personOnly } from "./guards";
+import { jsonInput, personOnly, refusedInput } from "./guards";
 
 const createProjectRoute = createRoute({
   method: "post",
@@ -18,7 +17,7 @@ const createProjectRoute = createRoute({
   summary: "Create a project",
   description: "Role `admin`.",
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.projects), jsonBody] as const,
+  middleware: [personOnly(POLICIES.projects, { action: "project.create" }), jsonInput] as const,
   request: { body: { content: { "application/json": { schema: ProjectInputSchema } }, required: true } },
   responses: {
     201: { description: "Created.", content: { "application/json": { schema: ProjectSchema } } },
@@ -49,7 +48,7 @@ const createSpaceRoute = createRoute({
   description:
     "Role `admin`. The name is unique: it is the first label of the space's host. `region` defaults to the deployment's.",
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.projects), jsonBody] as const,
+  middleware: [personOnly(POLICIES.projects, { action: "space.create", target: "project" }), jsonInput] as const,
   request: { params: IdParamSchema, body: { content: { "application/json": { schema: SpaceInputSchema } }, required: true } },
   responses: {
     201: { description: "Created.", content: { "application/json": { schema: SpaceSchema } } },
@@ -80,7 +79,7 @@ function withBaseUrl(c: Context<AppEnv>, space: SpaceView) {
   return { ...space, base_url };
 }
 
-export const projectRoutes = new OpenAPIHono<AppEnv>()
+export const projectRoutes = new OpenAPIHono<AppEnv>({ defaultHook: refusedInput })
   .openapi(createProjectRoute, async (c) =>
     c.json(unwrap(await controlObject(c.env).createProject(c.get("person"), c.req.valid("json").name, c.get("requestId"))), 201),
   )

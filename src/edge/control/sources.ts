@@ -6,8 +6,7 @@ import { problems } from "../../contract/problem";
 import { controlObject } from "../../control/address";
 import { unwrap } from "../../http/problem";
 import type { AppEnv } from "../context";
-import { jsonBody } from "../json-body";
-import { personOnly } from "./guards";
+import { jsonInput, personOnly, refusedInput } from "./guards";
 
 const createSourceRoute = createRoute({
   method: "post",
@@ -16,7 +15,7 @@ const createSourceRoute = createRoute({
   description:
     "Role `integration` (or `admin`). The verification ceiling defaults by kind: `agent` V2, `human_desk` and `system` V4, `analyst` V0; V3 only with `otp: true`. `act` lists the operations and object types the source's `act` keys may use.",
   security: [{ personToken: [] }],
-  middleware: [personOnly(POLICIES.sources), jsonBody] as const,
+  middleware: [personOnly(POLICIES.sources, { action: "source.create", target: "space" }), jsonInput] as const,
   request: { params: IdParamSchema, body: { content: { "application/json": { schema: SourceInputSchema } }, required: true } },
   responses: {
     201: { description: "Created.", content: { "application/json": { schema: SourceSchema } } },
@@ -37,7 +36,7 @@ const listSourcesRoute = createRoute({
   },
 });
 
-export const sourceRoutes = new OpenAPIHono<AppEnv>()
+export const sourceRoutes = new OpenAPIHono<AppEnv>({ defaultHook: refusedInput })
   .openapi(createSourceRoute, async (c) =>
     c.json(
       unwrap(
