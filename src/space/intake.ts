@@ -71,10 +71,10 @@ export function* ingestBatch(
   }
 
   const answer: BatchAnswer = { accepted: 0, duplicates: 0, errors: [] };
-  const candidates: Accepted[] = [];
   // Items of one key keep together, in the order sent, where the first of them falls: the first
   // that is stored makes the rest duplicates (`storeChunk`), and one refused leaves the next its own.
   const firstOfKey = new Map<string, Accepted>();
+  const placed: { candidate: Accepted; lead: Accepted }[] = [];
   envelope.data.items.forEach((raw, index) => {
     const check = checkItem(raw, caller.scopes, caller.source);
     if (!check.ok) {
@@ -83,11 +83,14 @@ export function* ingestBatch(
     }
     const { item, json, handles } = check;
     const candidate = { index, item, json, handles, ...occurrence(item, now, toleranceS) };
-    if (!firstOfKey.has(item.idempotency_key)) firstOfKey.set(item.idempotency_key, candidate);
-    candidates.push(candidate);
+    const lead = firstOfKey.get(item.idempotency_key);
+    if (!lead) firstOfKey.set(item.idempotency_key, candidate);
+    placed.push({ candidate, lead: lead ?? candidate });
   });
-  const first = (candidate: Accepted) => firstOfKey.get(candidate.item.idempotency_key) ?? candidate;
-  candidates.sort((a, b) => first(a).occurredAt - first(b).occurredAt || first(a).index - first(b).index || a.index - b.index);
+  placed.sort(
+    (a, b) => a.lead.occurredAt - b.lead.occurredAt || a.lead.index - b.lead.index || a.candidate.index - b.candidate.index,
+  );
+  const candidates = placed.map(({ candidate }) => candidate);
 
   // Contexts are superseded once, with the last chunk: every agent turn of the batch is judged
   // before its own batch supersedes anything (see `measureBatch`).
