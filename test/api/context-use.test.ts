@@ -1,6 +1,8 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { type ContextUseReport, ContextUseReportSchema } from "../../src/contract/measurement";
+import type { SpaceObject } from "../../src/space/object";
 import {
   createSource,
   email,
@@ -12,7 +14,7 @@ import {
   query,
   restartSpaceObject,
 } from "../support/identity";
-import { fullContext, later, moveClock } from "../support/memory";
+import { fullContext, later, moveClock, stub } from "../support/memory";
 import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
 
 /**
@@ -191,6 +193,25 @@ describe("context use: agent turns counted by their context_stamp, per UTC day a
     await moveClock(space, MINUTE);
     await accept(space, [agent(handle, t0 + MINUTE, { etag, injected_at: t0 + MINUTE })]);
     expect((await report(space)).days).toEqual([row(dayOf(t0), space.sourceId, { current: 1, late: 1 })]);
+  });
+
+  it("counts a turn current when its etag, once marked superseded, was answered again", async () => {
+    const space = await createSpace();
+    const t0 = await moveClock(space, 0);
+    const handle = phone("+15555550306");
+    await accept(space, [customer(handle, t0 - MINUTE)]);
+    await later(space, SECOND);
+    const { etag } = await fullContext(space, { handle });
+    await later(space, SECOND);
+    // Marked as a batch marks it; nothing the context holds changed (rare: any item naming a
+    // handle moves its last_seen), so the next read answers the same etag.
+    await runInDurableObject(stub(space), (_instance: SpaceObject, state) => {
+      state.storage.sql.exec("UPDATE served_contexts SET superseded_at = ? WHERE etag = ?", t0 + 2 * SECOND, etag);
+    });
+    expect((await fullContext(space, { handle })).etag).toBe(etag);
+    await moveClock(space, SECOND);
+    await accept(space, [agent(handle, t0 + 3 * SECOND, { etag, injected_at: t0 + 3 * SECOND })]);
+    expect((await report(space)).days).toEqual([row(dayOf(t0), space.sourceId, { current: 1 })]);
   });
 
   it("counts a turn once: a resent batch is all duplicates and changes nothing", async () => {

@@ -25,8 +25,8 @@ export function recordServedContext(sql: SqlStorage, etag: string, profileId: st
 
 /**
  * Writes the etags answered since the last write, in one statement. An etag answered again after
- * it was marked superseded is current after all (the items since did not change the context: an
- * `identify` of handles it already had, a `verify` that raised nothing), so its mark is cleared;
+ * it was marked superseded is current after all (the items since changed nothing the context
+ * holds: rare, since any item naming a handle moves its `last_seen`), so its mark is cleared;
  * one present and current is left as it is.
  */
 export function writeServedContexts(sql: SqlStorage): void {
