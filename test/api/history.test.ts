@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { type HistoryItem, HistoryItemSchema } from "../../src/contract/history";
-import { expectProblem, type Handle, personToken, phone } from "../support/identity";
+import { expectProblem, getProfile, type Handle, identifyItem, lookup, personToken, phone, undo } from "../support/identity";
 import { fullContext, later, moveClock } from "../support/memory";
 import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
 
@@ -287,5 +287,208 @@ describe("history: not the customer's is not found", () => {
     const { key } = await createKey(space.tenant.token, space.sourceId, ["track", "search", "identify"]);
     await expectProblem(await openResponse(space, { item_id: "x", handle: phone("+15555550409") }, key), 403, "scope_missing");
     await expectProblem(await itemResponse(space, "x", key), 403, "scope_missing");
+  });
+});
+
+describe("history: an item across merges and their undo", () => {
+  it("opens a merged-away profile's episode with the survivor's handle, and after the undo answers it like another customer's", async () => {
+    const space = await createSpace({ source: ORDERS });
+    const ana = phone("+15555550410");
+    const bo = phone("+15555550411");
+    const t0 = await moveClock(space, 0);
+    // Ana's profile is the older one: Bo's merges into it.
+    await accept(space, [say(ana, t0 - 30 * MINUTE, "Hello, this is Ana.", { conversation_id: "conv-ana" })]);
+    const anaId = (await lookup(space, ana)).profile_id;
+    const { episode } = await conversation(space, bo);
+    const boId = (await lookup(space, bo)).profile_id;
+    expect(boId).not.toBe(anaId);
+    const notTheirs = await expectProblem(
+      await openResponse(space, { item_id: episode.episode_id, handle: ana }),
+      404,
+      "not_found",
+    );
+
+    await accept(space, [identifyItem([bo, ana])]);
+    await later(space, 1_000);
+    const merged = await getProfile(space, boId);
+    expect(merged.profile_id).toBe(anaId);
+    for (const handle of [ana, bo]) {
+      const opened = await open(space, { item_id: episode.episode_id, handle, conversation_id: "conv-h1", verification: "V2" });
+      expect([opened.id, opened.kind, opened.profile_id]).toEqual([episode.episode_id, "episode", anaId]);
+      expect(opened.timeline.map((entry) => entry.text)).toContain("Where is my order? My size is 42.");
+    }
+    // The object of Bo's promise, too, by the promise's id.
+    const promiseId = episode.derived.find((derived) => derived.type === "promise")?.id ?? "";
+    expect((await open(space, { item_id: promiseId, handle: ana })).profile_id).toBe(anaId);
+
+    const reviewer = await personToken(space, ["review"]);
+    await undo(space, merged.merges[0]?.merge_id ?? "", reviewer);
+    const problems = [
+      await expectProblem(await openResponse(space, { item_id: episode.episode_id, handle: ana }), 404, "not_found"),
+      await expectProblem(await openResponse(space, { item_id: promiseId, handle: ana }), 404, "not_found"),
+      await expectProblem(await openResponse(space, { item_id: "no-such-item", handle: ana }), 404, "not_found"),
+    ];
+    expect(problems.map((problem) => problem.detail)).toEqual([notTheirs.detail, notTheirs.detail, notTheirs.detail]);
+    // Bo's own handle opens it again, under Bo's profile.
+    const back = await open(space, { item_id: episode.episode_id, handle: bo });
+    expect([back.id, back.profile_id]).toEqual([episode.episode_id, boId]);
+    expect((await item(space, episode.episode_id)).profile_id).toBe(boId);
+  });
+});
+
+describe("history: what each id opens", () => {
+  it("opens a fact's and a question's episode by their ids, and an object by a promise's id", async () => {
+    const space = await createSpace({ source: ORDERS });
+    const handle = phone("+15555550412");
+    const t0 = await moveClock(space, 0);
+    await accept(space, [
+      act(handle, t0 - 20 * MINUTE, { operation: "create", object_id: "o-21", status: "placed" }, { conversation_id: "c-21a" }),
+      act(
+        handle,
+        t0 - 15 * MINUTE,
+        { operation: "promise", object_id: "o-21", due_at: iso(t0 + 60 * MINUTE) },
+        {
+          conversation_id: "c-21a",
+        },
+      ),
+      say(handle, t0 - 5 * MINUTE, "Do you deliver on Sundays? My size is 40.", { conversation_id: "c-21b" }),
+    ]);
+    await later(space, 1_000);
+    const context = await fullContext(space, { handle });
+    const episodeOf = (conversationId: string) =>
+      context.memory.episodes.find((episode) => episode.conversation_id === conversationId)?.episode_id;
+    const questionEpisode = episodeOf("c-21b");
+    const fact = context.memory.facts.find((entry) => entry.key === "size");
+    const question = context.memory.open_items.find((entry) => entry.kind === "question");
+    const object = context.memory.open_items.find((entry) => entry.kind === "object");
+    const promise = context.memory.promises[0];
+    if (!questionEpisode || !fact || !question || !object || !promise) throw new Error("memory lacks an entry");
+    expect(episodeOf("c-21a")).toBeDefined();
+
+    for (const id of [fact.fact_id, question.open_item_id]) {
+      const opened = await open(space, { item_id: id, handle, verification: "V2" });
+      expect([opened.kind, opened.id, opened.episode?.conversation_id]).toEqual(["episode", questionEpisode, "c-21b"]);
+      expect(opened.timeline.map((entry) => entry.text)).toEqual(["Do you deliver on Sundays? My size is 40."]);
+    }
+    // A promise opens its object, answered under the object's first change (not the promise's).
+    expect(promise.promise_id).not.toBe(object.open_item_id);
+    const byPromise = await open(space, { item_id: promise.promise_id, handle });
+    expect(byPromise).toMatchObject({ kind: "object", id: object.open_item_id, object: { object_id: "o-21", status: "placed" } });
+    expect(byPromise.promises.map((entry) => entry.promise_id)).toEqual([promise.promise_id]);
+    expect(byPromise).toEqual(await open(space, { item_id: object.open_item_id, handle }));
+  });
+
+  it("answers an object whose last status is cancelled or failed unresolved, with that status as its resolution", async () => {
+    const space = await createSpace({ source: ORDERS });
+    const handle = phone("+15555550413");
+    const t0 = await moveClock(space, 0);
+    // Each change an update with that status (null: attributes only); the first creates the order.
+    const lifecycle = (objectId: string, statuses: (string | null)[]) =>
+      statuses.map((status, index) =>
+        act(
+          handle,
+          t0 - (30 - index) * MINUTE,
+          {
+            operation: index === 0 ? "create" : "update",
+            object_id: objectId,
+            ...(status === null ? { attributes: { note: "refund sent" } } : { status }),
+          },
+          { conversation_id: `c-${objectId}` },
+        ),
+      );
+    await accept(space, [
+      ...lifecycle("o-cancelled", ["placed", "cancelled"]),
+      ...lifecycle("o-failed", ["placed", "failed"]),
+      // The last status, not the last change: an update without a status leaves it cancelled.
+      ...lifecycle("o-noted", ["placed", "cancelled", null]),
+      ...lifecycle("o-retried", ["placed", "failed", "delivered"]),
+      ...lifecycle("o-cancel", ["placed"]),
+      act(handle, t0 - 20 * MINUTE, { operation: "cancel", object_id: "o-cancel" }, { conversation_id: "c-o-cancel" }),
+    ]);
+    await later(space, 1_000);
+    const context = await fullContext(space, { handle });
+    expect(context.memory.open_items.filter((entry) => entry.kind === "object")).toEqual([]);
+    const changeOf = (objectId: string) => {
+      const change = context.memory.episodes
+        .find((episode) => episode.conversation_id === `c-${objectId}`)
+        ?.derived.find((derived) => derived.type === "object");
+      if (!change) throw new Error(`no change of ${objectId}`);
+      return change.id;
+    };
+
+    for (const [objectId, outcome, resolution] of [
+      ["o-cancelled", "unresolved", "cancelled"],
+      ["o-failed", "unresolved", "failed"],
+      ["o-noted", "unresolved", "cancelled"],
+      ["o-retried", "resolved", "delivered"],
+    ] as const) {
+      const history = await open(space, { item_id: changeOf(objectId), handle });
+      expect([history.kind, history.outcome, history.resolution, history.object?.open, history.object?.status]).toEqual([
+        "object",
+        outcome,
+        resolution,
+        false,
+        resolution,
+      ]);
+    }
+    // Closed by a cancel: unresolved, whatever its last status.
+    const cancelled = await open(space, { item_id: changeOf("o-cancel"), handle });
+    expect([cancelled.outcome, cancelled.object?.open]).toEqual(["unresolved", false]);
+  });
+});
+
+describe("history: an item's timeline is its latest 500 events", () => {
+  it("answers an episode of 503 events with its latest 500, oldest first", async () => {
+    const space = await createSpace();
+    const handle = phone("+15555550414");
+    const t0 = await moveClock(space, 0);
+    const lines = Array.from({ length: 503 }, (_, index) =>
+      say(handle, t0 - (600 - index) * 1_000, `Noted, line ${index}.`, { conversation_id: "conv-long" }),
+    );
+    await accept(space, lines.slice(0, 300));
+    await accept(space, lines.slice(300));
+    const [row] = await json<{ data: { episode_id: string }[] }>(
+      await call("POST", `/spaces/${space.name}/v1/timeline`, { token: space.key, body: { handle, limit: 1 } }),
+      200,
+    ).then((page) => page.data);
+    if (!row) throw new Error("no event");
+    const expected = Array.from({ length: 500 }, (_, index) => `Noted, line ${index + 3}.`);
+    // Not compiled yet (compiled for the answer), then compiled.
+    const fresh = await open(space, { item_id: row.episode_id, handle, verification: "V2" });
+    expect(fresh.timeline.map((entry) => entry.text)).toEqual(expected);
+    await later(space, 1_000);
+    const stored = await open(space, { item_id: row.episode_id, handle, verification: "V2" });
+    expect(stored.timeline.map((entry) => entry.text)).toEqual(expected);
+    expect(stored.timeline.at(-1)?.occurred_at).toBe(iso(t0 - 98 * 1_000));
+  });
+
+  it("answers an object of 502 changes with every change and the latest 500 events", async () => {
+    const space = await createSpace({ source: ORDERS });
+    const handle = phone("+15555550415");
+    const t0 = await moveClock(space, 0);
+    const changes = Array.from({ length: 502 }, (_, index) =>
+      act(
+        handle,
+        t0 - (600 - index) * 1_000,
+        { operation: index === 0 ? "create" : "update", object_id: "o-long", status: "placed", attributes: { step: index } },
+        { conversation_id: "conv-object" },
+      ),
+    );
+    await accept(space, changes.slice(0, 300));
+    await accept(space, changes.slice(300));
+    await later(space, 1_000);
+    const context = await fullContext(space, { handle });
+    const openItem = context.memory.open_items.find((entry) => entry.kind === "object");
+    if (!openItem) throw new Error("no open object");
+    const history = await open(space, { item_id: openItem.open_item_id, handle });
+    expect(history.object?.changes).toHaveLength(502);
+    expect(history.object?.attributes).toEqual({ step: 501 });
+    expect(history.timeline).toHaveLength(500);
+    expect(history.timeline.map((entry) => entry.occurred_at)).toEqual(
+      Array.from({ length: 500 }, (_, index) => iso(t0 - (600 - index - 2) * 1_000)),
+    );
+    expect(history.timeline.map((entry) => entry.event_id)).toEqual(
+      history.object?.changes.slice(2).map((change) => change.event_id),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { LinkSchema, MergeSchema, type Profile, ProfileSchema } from "../../src/contract/identity";
+import { type Link, LinkSchema, MergeSchema, type Profile, ProfileSchema } from "../../src/contract/identity";
 import {
   createSource,
   email,
@@ -879,5 +879,64 @@ describe("links tie a person to an account or partner, show on both profiles, an
     }
     expect(await query(space, "SELECT status FROM links")).toEqual([{ status: "active" }]);
     await expectProblem(await lookupResponse(space, phone(PHONE_A)), 404, "not_found");
+  });
+});
+
+describe("links after a merge and its undo: each stays with the profile it named, and a merged-away profile's link ends", () => {
+  const byLinkId = (links: readonly Link[]) => [...links].sort((a, b) => (a.link_id < b.link_id ? -1 : 1));
+  const ended = async (space: Space, linkId: string, token = space.key) =>
+    LinkSchema.parse(await json(await endLinkResponse(space, linkId, token), 200));
+
+  it("shows a merged-away profile's links on the survivor, ends them there, and gives them back to it on undo", async () => {
+    const space = await createSpace();
+    const reviewer = await personToken(space, ["review"]);
+    const [older = "", younger = ""] = await profilesInOrder(space, [phone(PHONE_A), phone(PHONE_B)]);
+    const ofOlder = await link(space, {
+      person: { handle: phone(PHONE_A) },
+      organization: { handle: systemId("acct-20", "crm") },
+      kind: "account",
+    });
+    const ofYounger = await link(space, {
+      person: { handle: phone(PHONE_B) },
+      organization: { handle: systemId("acct-21", "crm") },
+      kind: "account",
+      role: "owner",
+    });
+    expect([ofOlder.person_id, ofYounger.person_id]).toEqual([older, younger]);
+
+    await accept(space, [identifyItem([phone(PHONE_B), phone(PHONE_A)])]);
+    const merged = await getProfile(space, younger);
+    expect(merged.profile_id).toBe(older);
+    expect(byLinkId(merged.links)).toEqual(byLinkId([ofOlder, { ...ofYounger, person_id: older }]));
+    // A link made meanwhile naming the merged-away profile by its id is that profile's, answered as the survivor's.
+    const namedYounger = await link(space, {
+      person: { profile_id: younger },
+      organization: { handle: systemId("partner-22") },
+      kind: "partner",
+    });
+    expect(namedYounger.person_id).toBe(older);
+
+    // Ending the merged-away profile's link: ended, on both of its sides; ending it again answers it as it is.
+    const end = await ended(space, ofYounger.link_id, reviewer);
+    expect(end).toEqual({ ...ofYounger, person_id: older, status: "ended", ended_at: end.ended_at });
+    expect(end.ended_at).not.toBeNull();
+    expect(await ended(space, ofYounger.link_id)).toEqual(end);
+    expect(byLinkId((await getProfile(space, older)).links)).toEqual(byLinkId([ofOlder, end, namedYounger]));
+    expect((await getProfile(space, ofYounger.organization_id)).links).toEqual([end]);
+
+    await undo(space, merged.merges[0]?.merge_id ?? "", reviewer);
+    expect((await getProfile(space, older)).links).toEqual([ofOlder]);
+    const youngerLinks = [
+      { ...end, person_id: younger },
+      { ...namedYounger, person_id: younger },
+    ];
+    expect(byLinkId((await getProfile(space, younger)).links)).toEqual(byLinkId(youngerLinks));
+    expect((await getProfile(space, ofYounger.organization_id)).links).toEqual([{ ...end, person_id: younger }]);
+    expect((await getProfile(space, ofOlder.organization_id)).links).toEqual([ofOlder]);
+    // Ended links stay ended and answer as they are now; an active one of the younger ends under it.
+    expect(await ended(space, ofYounger.link_id)).toEqual({ ...end, person_id: younger });
+    const later = await ended(space, namedYounger.link_id);
+    expect(later).toMatchObject({ link_id: namedYounger.link_id, person_id: younger, status: "ended" });
+    expect((await getProfile(space, older)).links).toEqual([ofOlder]);
   });
 });
