@@ -42,6 +42,12 @@ export async function readImport(env: Env, space: string, importId: string, opti
     return "ended" as const;
   };
   try {
+    // Every record is stored (a reader stopped after the last chunk, before ending the import):
+    // nothing is left to read, and R2 refuses a range that starts at the object's end.
+    if (at.byte > 0 && at.byte >= plan.sizeBytes) {
+      unwrap(await stub.endImport(importId, { at: at.byte, failure: null }));
+      return "ended";
+    }
     const layout = plan.format === "csv" && at.byte > 0 ? await csvLayoutOf(options.files, plan.objectKey) : null;
     if (layout === undefined) return await fail("file_missing: the file is no longer stored");
     const object = await options.files.get(plan.objectKey, at.byte > 0 ? { range: { offset: at.byte } } : undefined);

@@ -4,6 +4,7 @@ import { ImportCreatedSchema } from "../../src/contract/imports";
 import type { Env } from "../../src/env";
 import { consume } from "../../src/queues/consumer";
 import { importMessage } from "../../src/queues/messages";
+import { CHUNK_RECORDS } from "../../src/space/imports/chunks";
 import { importKey } from "../../src/space/imports/keys";
 import { receiveFile } from "../../src/space/imports/records";
 import { TOO_SLOW } from "../../src/space/imports/requests";
@@ -18,21 +19,25 @@ import {
 } from "../../src/space/imports/watch";
 import type { SpaceObject } from "../../src/space/object";
 import { expectProblem, lookup, lookupResponse, personToken, query, spaceStub } from "../support/identity";
-import { CSV, deliver, finished, imported, importStatus, NDJSON, sendFile } from "../support/imports";
+import {
+  breakingAfter,
+  CSV,
+  deliver,
+  finished,
+  imported,
+  importStatus,
+  lines,
+  NDJSON,
+  sendFile,
+  storedFiles,
+} from "../support/imports";
 import { reserve, upload } from "../support/media";
 import { later, runAlarms } from "../support/memory";
 import { erasureOf, forget, forgotten, receiptResponse, scanFor } from "../support/privacy";
 import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
-const lines = (items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join("\n")}\n`;
-
 async function itemCount(space: Space): Promise<number> {
   return (await query<{ n: number }>(space, "SELECT count(*) AS n FROM items"))[0]?.n ?? 0;
-}
-
-async function storedFiles(space: Space): Promise<string[]> {
-  const listed = await env.FILES.list({ prefix: `spaces/${space.name}/imports/` });
-  return listed.objects.map((object) => object.key);
 }
 
 describe("POST /v1/ingest/files: NDJSON backfills history", () => {
@@ -306,25 +311,6 @@ describe("GET /v1/ingest/files/{import_id}", () => {
   });
 });
 
-/** R2 as the reader sees it, except that each body breaks after `bytes` bytes: the reader dies midway. */
-function breakingAfter(bytes: number): Pick<R2Bucket, "get"> {
-  return {
-    async get(key: string, options?: R2GetOptions) {
-      const object = await env.FILES.get(key, options);
-      if (!object) return null;
-      let passed = 0;
-      const breaking = new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          passed += chunk.length;
-          if (passed > bytes) throw new Error("connection lost");
-          controller.enqueue(chunk);
-        },
-      });
-      return { body: object.body.pipeThrough(breaking) } as R2ObjectBody;
-    },
-  } as Pick<R2Bucket, "get">;
-}
-
 describe("The import's reader: resumable", () => {
   it("goes on from the last committed chunk after dying midway, redelivered, and stores no row twice", async () => {
     const space = await createSpace();
@@ -458,6 +444,49 @@ describe("The import consumer's run", () => {
     // The message sent again reads it, storing nothing twice.
     expect(await finished(space, second)).toMatchObject({ status: "completed", records: 3, accepted: 3, duplicates: 0 });
     expect(await itemCount(space)).toBe(5);
+  });
+
+  it("completes an import whose reading ran out of budget right after its last chunk was stored: nothing is left to read", async () => {
+    const space = await createSpace();
+    const files: [string, string][] = [
+      [lines(Array.from({ length: CHUNK_RECORDS }, () => message())), NDJSON],
+      [
+        `email,crm_id\n${Array.from({ length: CHUNK_RECORDS }, (_, index) => `end${index}@example.com,E-${index}`).join("\n")}\n`,
+        CSV,
+      ],
+    ];
+    for (const [body, type] of files) {
+      const importId = await imported(space, body, type);
+      // The run's clock: opening the file takes the whole budget, so the reading stops after its first chunk, the whole file.
+      let now = 0;
+      const slow = {
+        async get(key: string, options?: R2GetOptions) {
+          now += 1_000;
+          return env.FILES.get(key, options);
+        },
+      } as Pick<R2Bucket, "get">;
+      const sent: unknown[] = [];
+      const imports = { send: async (sending: unknown) => void sent.push(sending) };
+      const run = createMessageBatch("imports", [
+        { id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: importMessage(space.name, importId) },
+      ]);
+      await consume(
+        run,
+        { ...(env as Env), IMPORTS: imports as unknown as Queue },
+        { files: slow, budgetMs: 1_000, clock: () => now },
+      );
+      expect(sent).toEqual([importMessage(space.name, importId)]);
+      expect(await importStatus(space, importId)).toMatchObject({ status: "running", records: CHUNK_RECORDS });
+      // The message sent again: the offset is the file's end, and R2 has no range that starts there.
+      expect(await deliver(space, importId)).toEqual({ acked: true, retried: false });
+      expect(await importStatus(space, importId)).toMatchObject({
+        status: "completed",
+        records: CHUNK_RECORDS,
+        accepted: CHUNK_RECORDS,
+        reason: null,
+      });
+    }
+    expect(await storedFiles(space)).toEqual([]);
   });
 });
 

@@ -8,6 +8,34 @@ import { call, json, type Space } from "./seed";
 export const CSV = "text/csv";
 export const NDJSON = "application/x-ndjson";
 
+/** An NDJSON file of these items, one a line, the last line ended too. */
+export const lines = (items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join("\n")}\n`;
+
+/** The keys of the import files R2 holds for the space (its own files, not media uploads). */
+export async function storedFiles(space: Space): Promise<string[]> {
+  const listed = await env.FILES.list({ prefix: `spaces/${space.name}/imports/` });
+  return listed.objects.map((object) => object.key);
+}
+
+/** R2 as the reader sees it, except that each body breaks after `bytes` bytes: the reader dies midway. */
+export function breakingAfter(bytes: number): Pick<R2Bucket, "get"> {
+  return {
+    async get(key: string, options?: R2GetOptions) {
+      const object = await env.FILES.get(key, options);
+      if (!object) return null;
+      let passed = 0;
+      const breaking = new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          passed += chunk.length;
+          if (passed > bytes) throw new Error("connection lost");
+          controller.enqueue(chunk);
+        },
+      });
+      return { body: object.body.pipeThrough(breaking) } as R2ObjectBody;
+    },
+  } as Pick<R2Bucket, "get">;
+}
+
 export function sendFile(
   space: Space,
   body: BodyInit,

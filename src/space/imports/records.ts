@@ -39,6 +39,8 @@ export interface ImportPlan {
   format: ImportFormat;
   objectKey: string;
   fileSha256: string;
+  /** The file's length: a reading that starts there has nothing left to read. */
+  sizeBytes: number;
   offset: ImportOffset;
 }
 
@@ -156,6 +158,7 @@ export const planOf = (row: ImportRow): ImportPlan => ({
   format: row.format as ImportFormat,
   objectKey: row.object_key,
   fileSha256: row.file_sha256,
+  sizeBytes: row.size_bytes,
   offset: { byte: row.offset_byte, record: row.offset_record },
 });
 
