@@ -2,7 +2,7 @@ import { SELF } from "cloudflare:test";
 import { Validator } from "@cfworker/json-schema";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { afterEach, describe, expect, it } from "vitest";
 import { BatchAnswerSchema, BatchRequestSchema } from "../../src/contract/batch";
@@ -366,5 +366,178 @@ describe("MCP endpoint: a person's reads are audited with the request's id", () 
     expect(rows.map((row) => row.action)).toEqual(["context.read", "search.read", "timeline.read"]);
     for (const row of rows) expect(row.request_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Set(rows.map((row) => row.request_id)).size).toBe(3);
+  });
+});
+
+/** A `tools/call` with `params` as JSON text, over plain JSON-RPC: its JSON-RPC answer. */
+async function rawCall(space: Space, params: string) {
+  const response = await SELF.fetch(mcpUrl(space), {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${space.key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: `{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": ${params}}`,
+  });
+  const body = await json<{ id: number; result?: CallToolResult; error?: { code: number; message: string } }>(response, 200);
+  expect(body.id).toBe(11);
+  return body;
+}
+
+describe("MCP endpoint: what agents.md promises of keys, tool names, arguments and history text", () => {
+  const revoke = async (space: Space, keyId: string) =>
+    json(
+      await call("POST", `/control/v1/keys/${keyId}/revoke`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": crypto.randomUUID() },
+      }),
+      200,
+    );
+
+  it("makes a tool call with a key revoked after initialize a tool error unauthenticated; other requests are 401", async () => {
+    const handle = phone("+15555550210");
+    const { space } = await customer(handle);
+    const { key, key_id } = await createKey(space.tenant.token, space.sourceId, ["context", "search"]);
+    const client = await connect(space, key);
+    expect(ContextSchema.parse((await answer(client, "get_customer_context", { handle })).data).profile_id).toEqual(
+      expect.any(String),
+    );
+    await revoke(space, key_id);
+
+    // The same conversation, its next calls: each a tool error with the route's problem, never a result.
+    await toolProblem(client, "get_customer_context", { handle }, "unauthenticated", 401);
+    await toolProblem(client, "search_customer_memory", { query: "refund", handle }, "unauthenticated", 401);
+    // The route answers the same.
+    await json(await post(space, "/v1/context", { handle }, key), 401);
+    // A request other than a tool call checks the key before MCP: 401, which the SDK's client raises.
+    await expect(client.listTools()).rejects.toThrow(/401/);
+  });
+
+  it("answers an unknown tool name with a JSON-RPC error -32602, not a tool result", async () => {
+    const space = await createSpace();
+    const client = await connect(space);
+    const refused = client.callTool({ name: "no_such_tool", arguments: {} });
+    await expect(refused).rejects.toBeInstanceOf(McpError);
+    await expect(refused).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+
+    // Over plain JSON-RPC: an error object with the request's id, and no result.
+    const response = await SELF.fetch(mcpUrl(space), {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${space.key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "no_such_tool", arguments: {} } }),
+    });
+    const body = await json<{ id: number; result?: unknown; error?: { code: number; message: string } }>(response, 200);
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: 9, error: { code: -32602 } });
+    expect(body.result).toBeUndefined();
+  });
+
+  it("refuses an argument a tool does not declare with invalid_input body: unknown_field, before the call", async () => {
+    const space = await createSpace();
+    const client = await connect(space);
+    const handle = phone("+15555550220");
+    const args: Record<string, Record<string, unknown>> = {
+      get_customer_context: { handle },
+      search_customer_memory: { query: "refund" },
+      open_history_item: { item_id: "x", handle },
+      customer_timeline: { handle },
+      record_events: { items: [say(handle, Date.now() - MINUTE, "stored only if the call were admitted")] },
+      give_feedback: { items: [{ action: "retract_fact", fact_id: "f", idempotency_key: `fb-${crypto.randomUUID()}` }] },
+    };
+    for (const tool of TOOLS) {
+      const problem = await toolProblem(
+        client,
+        tool.name,
+        { ...args[tool.name], surprise: "my passport is X1234567" },
+        "invalid_input",
+        422,
+      );
+      // Refused as a whole, the made-up name never echoed.
+      expect(problem.detail, tool.name).toBe("body: unknown_field");
+    }
+    // The write was refused, not stored.
+    await json(await post(space, "/v1/context", { handle }), 404);
+
+    // Whatever the name: `__proto__` too (sent as JSON text: in a JS object literal it would set the prototype).
+    for (const [name, args] of [
+      ["search_customer_memory", '{"query": "refund", "__proto__": {"mode": "fts5"}}'],
+      ["search_customer_memory", '{"query": "refund", "__proto__": 1}'],
+      ["open_history_item", `{"item_id": "x", "handle": ${JSON.stringify(handle)}, "__proto__": {"verification": "V4"}}`],
+      ["record_events", `{"items": [], "__proto__": {}}`],
+    ] as const) {
+      const result = await rawCall(space, `{"name": "${name}", "arguments": ${args}}`);
+      expect(result.error, args).toBeUndefined();
+      expect(result.result?.isError, args).toBe(true);
+      expect(result.result?.structuredContent, args).toMatchObject({ code: "invalid_input", detail: "body: unknown_field" });
+    }
+  });
+
+  it("answers a tools/call whose params are malformed (no name, arguments not an object) with a JSON-RPC error -32602", async () => {
+    const space = await createSpace();
+    for (const params of [
+      '{"arguments": {"query": "refund"}}',
+      '{"name": 7, "arguments": {}}',
+      '{"name": "search_customer_memory", "arguments": "refund"}',
+      '{"name": "search_customer_memory", "arguments": ["refund"]}',
+      '{"name": "search_customer_memory", "arguments": null}',
+    ]) {
+      const answer = await rawCall(space, params);
+      expect(answer.result, params).toBeUndefined();
+      expect(answer.error?.code, params).toBe(ErrorCode.InvalidParams);
+    }
+  });
+
+  it("open_history_item shows message text only where the space's history_text_level is V0 (or no_customer, below it)", async () => {
+    const handle = phone("+15555550230");
+    const { space } = await customer(handle);
+    const setLevel = async (level: string) =>
+      json(
+        await call("PUT", `/control/v1/spaces/${space.spaceId}/config`, {
+          token: space.tenant.token,
+          body: { values: { history_text_level: level } },
+        }),
+        200,
+      );
+    const client = await connect(space);
+    const timeline = TimelinePageSchema.parse((await answer(client, "customer_timeline", { handle })).data);
+    const episodeId = timeline.data[0]?.episode_id ?? "";
+    const open = async () =>
+      HistoryItemSchema.parse((await answer(client, "open_history_item", { item_id: episodeId, handle })).data);
+    const said = "My tier is gold. Where is my refund?";
+
+    // The default level (V2): the tool reads as V0, so no text; the route, told V2 by the runtime, shows it.
+    const hidden = await open();
+    expect(hidden.text_shown).toBe(false);
+    expect(hidden.timeline.map((entry) => entry.text)).toEqual([null]);
+    expect(hidden.summary.length).toBeGreaterThan(0);
+    const verified = HistoryItemSchema.parse(
+      await json(await post(space, "/v1/history/open", { item_id: episodeId, handle, verification: "V2" }), 200),
+    );
+    expect(verified.timeline.map((entry) => entry.text)).toEqual([said]);
+
+    for (const level of ["V1", "V3", "V4"]) {
+      await setLevel(level);
+      const above = await open();
+      expect(above.text_shown, level).toBe(false);
+      expect(
+        above.timeline.map((entry) => entry.text),
+        level,
+      ).toEqual([null]);
+    }
+    // At V0, and at `no_customer` (below V0): the tool's V0 meets it.
+    for (const level of ["V0", "no_customer"]) {
+      await setLevel(level);
+      const shown = await open();
+      expect(shown.text_shown, level).toBe(true);
+      expect(
+        shown.timeline.map((entry) => entry.text),
+        level,
+      ).toEqual([said]);
+      expect(shown.summary, level).toBe(hidden.summary);
+    }
   });
 });

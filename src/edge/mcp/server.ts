@@ -1,7 +1,7 @@
+import { z } from "@hono/zod-openapi";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolRequest,
-  CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
@@ -69,9 +69,19 @@ export function mcpServer(caller: ToolCaller): Server {
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(caller, request.params));
+  server.setRequestHandler(TOOL_CALL_AS_SENT, (request) => callTool(caller, request.params as CallToolRequest["params"]));
   return server;
 }
+
+/**
+ * A `tools/call` as sent. The `Server` validates every call with the SDK's `CallToolRequestSchema`
+ * (a malformed one is `-32602`, invalid params) and then hands the handler what the registered
+ * schema parsed: this one leaves the arguments as sent. Registered with the SDK's schema, zod's
+ * record would copy `arguments`, and a key `__proto__` would set the copy's prototype and be lost
+ * (an argument of that name dropped instead of refused, as the route refuses it), and a call that
+ * schema refuses would be `-32603`, an internal error.
+ */
+const TOOL_CALL_AS_SENT = z.object({ method: z.literal("tools/call"), params: z.unknown() });
 
 async function callTool(caller: ToolCaller, params: CallToolRequest["params"]): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(params.name);
