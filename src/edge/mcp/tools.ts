@@ -66,7 +66,7 @@ export const TOOLS: readonly McpTool[] = [
   {
     name: "open_history_item",
     title: "Open a conversation or object",
-    description: `One past conversation (an \`episode_id\`) or object (an \`open_item_id\`, or an id from an episode's \`derived\`) of a customer: summary, what was asked, promises, outcome, and its events. Message text shows only where the space's \`history_text_level\` is \`V0\` (summaries always): a verification claim is for the agent's runtime to make over \`POST /v1/history/open\`, not for a model. ${HANDLE} Needs scope \`context\`.`,
+    description: `One past conversation (an \`episode_id\`) or object (an \`open_item_id\`, or an id from an episode's \`derived\`) of a customer: summary, what was asked, promises, outcome, and its events. Message text shows only where the space's \`history_text_level\` is \`V0\` or \`no_customer\` (summaries always): a verification claim is for the agent's runtime to make over \`POST /v1/history/open\`, not for a model. ${HANDLE} Needs scope \`context\`.`,
     // `verification` is a claim about the customer: a model would make it on the customer's word.
     input: HistoryOpenInputSchema.omit({ verification: true }),
     scope: "context",
