@@ -988,7 +988,7 @@ export interface paths {
         };
         /**
          * Read a history item
-         * @description One conversation (an episode: its `episode_id`) or one object (its `open_item_id`, or the id of any of its changes or promises in an episode's `derived`): summary, what was asked, promises with their status, outcome, what it derived, and its events (`timeline`, oldest first, the latest 500). An object answers its whole history: status and attributes change by change, the promises about it, the events that changed it. A fact's or question's id opens the episode it came from. Source key with scope `context`, or a person with role `review`. No customer and no verification come with this request: it reads as `V0`, so `timeline` carries message text only where the space's `history_text_level` is `V0`; summaries always.
+         * @description One conversation (an episode: its `episode_id`) or one object (its `open_item_id`, or the id of any of its changes or promises in an episode's `derived`): summary, what was asked, promises with their status, outcome, what it derived, and its events (`timeline`, oldest first, the latest 500). An object answers its whole history: status and attributes change by change, the promises about it, the events that changed it. A fact's or question's id opens the episode it came from. Source key with scope `context`, or a person with role `review`. No customer and no verification come with this request: it reads as `V0`, so `timeline` carries message text only where the space's `history_text_level` is `V0` (or `no_customer`, below it); summaries always.
          */
         get: {
             parameters: {

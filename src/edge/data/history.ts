@@ -30,7 +30,7 @@ const itemRoute = createRoute({
   method: "get",
   path: "/v1/history/items/{item_id}",
   summary: "Read a history item",
-  description: `${ABOUT} No customer and no verification come with this request: it reads as \`V0\`, so \`timeline\` carries message text only where the space's \`history_text_level\` is \`V0\`; summaries always.`,
+  description: `${ABOUT} No customer and no verification come with this request: it reads as \`V0\`, so \`timeline\` carries message text only where the space's \`history_text_level\` is \`V0\` (or \`no_customer\`, below it); summaries always.`,
   security: [{ sourceKey: [] }, { personToken: [] }],
   request: { params: z.object({ item_id: text(1, 512) }) },
   responses: {
