@@ -155,7 +155,10 @@ function rejectedBetweenMembers(
   pairs: readonly Existing[],
 ): Map<number, { pattern: string; meetings: number }[]> {
   const verdicts = new Map<number, { pattern: string; meetings: number }[]>();
-  if (pairs.length === 0) return verdicts;
+  // Most runs find no rejected suggestion at all (`suggestions_status_run`): nothing to look up per pair.
+  if (pairs.length === 0 || sql.exec("SELECT 1 FROM suggestions WHERE status = 'rejected' LIMIT 1").toArray().length === 0) {
+    return verdicts;
+  }
   const rows = sql.exec<{ i: number; pattern: string | null; co_occurrences: number | null }>(
     `WITH c AS (SELECT value ->> 0 AS i, value ->> 1 AS x, value ->> 2 AS y FROM json_each(?1)
                 UNION ALL SELECT value ->> 0, value ->> 2, value ->> 1 FROM json_each(?1))
