@@ -201,4 +201,34 @@ describe("POST /v1/search: whose statistics", () => {
     const numbers = seen.slice(2).map((result) => Number(/number (\d+)/.exec(result.snippet)?.[1]));
     expect(numbers.sort((a, b) => a - b)).toEqual(Array.from({ length: 298 }, (_, i) => 22 + i));
   });
+  it("reads the rarest word's rows first: two rare words in more than 300 rows together keep the rarer's early rows", async () => {
+    const space = await frozenSpace();
+    const t0 = Date.now() - 86_400_000;
+    const at = (minute: number) => new Date(t0 + minute * 60_000).toISOString();
+    const own = (text: string, minute: number, name: string) =>
+      says(ALICE, text, { conversation_id: name, occurred_at: at(minute) });
+    // `zorbic` in 3 rows indexed first; `quimble` in 400 newer rows: both rare (at most 500 rows).
+    await json(
+      await batch(
+        space,
+        [0, 1, 2].map((i) => own(`the zorbic valve ${i} leaks`, i, `z-${i}`)),
+      ),
+      200,
+    );
+    await json(
+      await batch(
+        space,
+        Array.from({ length: 400 }, (_, i) => own(`quimble order ${i}`, 10 + i, `q-${i}`)),
+      ),
+      200,
+    );
+    const found = await search(space, { query: "zorbic quimble", limit: 10 });
+    expect(
+      found.results
+        .slice(0, 3)
+        .map((result) => plainText(result.snippet))
+        .sort(),
+    ).toEqual(["the zorbic valve 0 leaks", "the zorbic valve 1 leaks", "the zorbic valve 2 leaks"]);
+    expect(found.results.slice(3).every((result) => plainText(result.snippet).startsWith("quimble order"))).toBe(true);
+  });
 });

@@ -1,4 +1,5 @@
 import type { SearchResult } from "../../contract/search";
+import { RARE_ROWS } from "./statistics";
 
 /** Terms of a plain query that are looked up; the rest of a longer query is ignored. */
 export const MAX_TERMS = 32;
@@ -36,3 +37,15 @@ export interface Ranked {
 
 /** An FTS5 expression kept to a scope (profiles, sources), or alone when there is none. */
 export const within = (scope: string, expression: string) => (scope === "" ? expression : `${scope} AND ${expression}`);
+
+/**
+ * The groups of terms whose rows a whole-space ranking reads, in turn, up to `CANDIDATES` rows:
+ * each rare term alone, the rarest first, so that the rows of the rarest term are candidates
+ * however early they were indexed (one query over several rare terms would keep only the newest
+ * of their rows together); then the frequent terms together, their newest rows.
+ */
+export function candidateGroups(frequencies: readonly { term: string; documents: number }[]): string[][] {
+  const rare = frequencies.filter((entry) => entry.documents <= RARE_ROWS).sort((a, b) => a.documents - b.documents);
+  const frequent = frequencies.filter((entry) => entry.documents > RARE_ROWS).map((entry) => entry.term);
+  return [...rare.map((entry) => [entry.term]), ...(frequent.length > 0 ? [frequent] : [])];
+}

@@ -1,6 +1,6 @@
-import { CANDIDATES, type Ranked, type Shown, within } from "./candidates";
+import { CANDIDATES, candidateGroups, type Ranked, type Shown, within } from "./candidates";
 import { bm25f, type FieldCorpus, idf } from "./ranking";
-import { documentFrequency, inColumns, RARE_ROWS, scopeSizes, type TermCache, totalsOf } from "./statistics";
+import { documentFrequency, inColumns, scopeSizes, type TermCache, totalsOf } from "./statistics";
 import { isStopWord, stemOf } from "./stems";
 import { ftsString } from "./tokens";
 
@@ -68,7 +68,7 @@ function rankWithinScope(
   return candidates.map((candidate) => scored(candidate, weights, corpus));
 }
 
-/** The whole space, or a scope too large to count: rows with rare stems first, then the newest with the others. */
+/** The whole space, or a scope too large to count: rows with rare stems first, the rarest's first, then the newest with the others. */
 function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache, fields: Fields): Ranked[] {
   const totals = totalsOf(sql, "search_stems");
   if (totals.rows === 0) return [];
@@ -81,11 +81,9 @@ function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: strin
     stem,
     documents: documentFrequency(sql, "search_stems", inColumns(fields, stem), totals, cache),
   }));
-  const rare = frequencies.filter((entry) => entry.documents <= RARE_ROWS).map((entry) => entry.stem);
-  const frequent = frequencies.filter((entry) => entry.documents > RARE_ROWS).map((entry) => entry.stem);
   const rows = new Map<number, Candidate>();
-  for (const group of [rare, frequent]) {
-    if (group.length === 0 || rows.size >= CANDIDATES) continue;
+  for (const group of candidateGroups(frequencies.map(({ stem, documents }) => ({ term: stem, documents })))) {
+    if (rows.size >= CANDIDATES) break;
     const expression = within(scope, matching(fields, group));
     for (const row of sql.exec<Candidate>(
       `${CANDIDATE_ROWS} ORDER BY s.rowid DESC LIMIT ?`,

@@ -1,6 +1,6 @@
-import { CANDIDATES, type Ranked, ROW_COLUMNS, type Row, within } from "./candidates";
+import { CANDIDATES, candidateGroups, type Ranked, ROW_COLUMNS, type Row, within } from "./candidates";
 import { bm25, type Corpus, idf } from "./ranking";
-import { documentFrequency, inColumns, RARE_ROWS, scopeSizes, type TermCache, totalsOf } from "./statistics";
+import { documentFrequency, inColumns, scopeSizes, type TermCache, totalsOf } from "./statistics";
 import { ftsString, type Token, tokensOf } from "./tokens";
 
 /**
@@ -50,7 +50,7 @@ function documentsHolding(terms: readonly string[], texts: readonly (readonly To
 
 /**
  * The whole space, or a scope too large to count: bounded work whatever the text. Rows with rare
- * terms come first; frequent ones add their newest rows up to `CANDIDATES` (their idf is low: a
+ * terms come first, the rarest's first (`candidateGroups`); frequent ones add their newest rows up to `CANDIDATES` (their idf is low: a
  * row with only them seldom outranks one with a rare term, and among themselves the newest go first).
  */
 function rankWithinSpace(sql: SqlStorage, terms: readonly string[], scope: string, cache: TermCache): Ranked[] {
@@ -61,11 +61,9 @@ function rankWithinSpace(sql: SqlStorage, terms: readonly string[], scope: strin
     term,
     documents: documentFrequency(sql, "search_index", inColumns("text", term), totals, cache),
   }));
-  const rare = frequencies.filter((entry) => entry.documents <= RARE_ROWS).map((entry) => entry.term);
-  const frequent = frequencies.filter((entry) => entry.documents > RARE_ROWS).map((entry) => entry.term);
   const rows = new Map<number, Row & { text: string }>();
-  for (const group of [rare, frequent]) {
-    if (group.length === 0 || rows.size >= CANDIDATES) continue;
+  for (const group of candidateGroups(frequencies)) {
+    if (rows.size >= CANDIDATES) break;
     const expression = within(scope, `text : (${group.map(ftsString).join(" OR ")})`);
     for (const row of sql.exec<Row & { text: string }>(
       `${TEXT_ROWS} ORDER BY rowid DESC LIMIT ?`,
