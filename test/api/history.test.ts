@@ -431,9 +431,15 @@ describe("history: what each id opens", () => {
         resolution,
       ]);
     }
-    // Closed by a cancel: unresolved, whatever its last status.
+    // Closed by a cancel that set no status: unresolved, and the cancel is its resolution (its
+    // last status, `placed`, would read as where it ended).
     const cancelled = await open(space, { item_id: changeOf("o-cancel"), handle });
-    expect([cancelled.outcome, cancelled.object?.open]).toEqual(["unresolved", false]);
+    expect([cancelled.outcome, cancelled.resolution, cancelled.object?.open, cancelled.object?.status]).toEqual([
+      "unresolved",
+      "cancel",
+      false,
+      "placed",
+    ]);
   });
 });
 

@@ -10,7 +10,7 @@ import { COMPILER_PARTS, compileSettings } from "./compiler";
 import { correctionsOf } from "./corrections";
 import { compileSession, type Derivation, type EpisodeBody } from "./derivation";
 import { derivationById, derivationsAbout } from "./derivations";
-import { type MemoryEntry, objectEntries, type PromiseView } from "./memory-view";
+import { closingChange, type MemoryEntry, objectEntries, type PromiseView } from "./memory-view";
 import { latestSessionEvents, sessionEvents } from "./session-events";
 import { findSession, foldSessions, type SessionRecord } from "./sessions";
 
@@ -226,7 +226,11 @@ function objectItem(sql: SqlStorage, { rootId, subject }: Extract<Located, { kin
     requested: `${first.body.operation ?? first.body.canonical_type ?? "change"} ${name}`,
     promises,
     outcome: open ? "unknown" : cancelled ? "unresolved" : "resolved",
-    resolution: open ? null : (view.status ?? last.body.canonical_type ?? last.body.operation),
+    // What closed it: a last change that closed it by itself without a status (a `cancel`, an
+    // `*.completed` event) says so; else its last status (an earlier one would read as the outcome).
+    resolution: open
+      ? null
+      : ((last.body.status ? null : closingChange(last)) ?? view.status ?? last.body.canonical_type ?? last.body.operation),
     derived: [
       ...ordered.map((change) => ({
         type: "object" as const,

@@ -339,8 +339,15 @@ function objectView(subject: string, changes: readonly ObjectDerivation[]): Obje
 }
 
 function closed(object: ObjectView, last: ObjectDerivation): boolean {
-  if (last.body.operation === "cancel" || CLOSING.test(last.body.canonical_type ?? "")) return true;
+  if (closingChange(last) !== null) return true;
   return object.status !== null && TERMINAL.test(object.status);
+}
+
+/** What a change closes its object with by itself: a `cancel`, or a closing system event's type; null for any other. */
+export function closingChange(change: ObjectDerivation): string | null {
+  if (change.body.operation === "cancel") return "cancel";
+  const type = change.body.canonical_type ?? "";
+  return CLOSING.test(type) ? type : null;
 }
 
 /**
