@@ -93,6 +93,16 @@ const say = (handle: Handle, at: number, text: string, overrides: Record<string,
     ...overrides,
   });
 
+/** Arguments each tool takes, for calls refused before they run (nothing of them is stored). */
+const refusedCallArguments = (handle: Handle): Record<string, Record<string, unknown>> => ({
+  get_customer_context: { handle },
+  search_customer_memory: { query: "refund" },
+  open_history_item: { item_id: "x", handle },
+  customer_timeline: { handle },
+  record_events: { items: [say(handle, Date.now() - MINUTE, "stored only if the call were admitted")] },
+  give_feedback: { items: [{ action: "retract_fact", fact_id: "f", idempotency_key: `fb-${crypto.randomUUID()}` }] },
+});
+
 /** A space with a frozen clock and a customer who said something, compiled into memory. */
 async function customer(handle: Handle) {
   const space = await createSpace();
@@ -297,14 +307,7 @@ describe("MCP endpoint: failures are tool errors with the problem code", () => {
     const { key } = await createKey(space.tenant.token, space.sourceId, ["analytics"]);
     const client = await connect(space, key);
     const handle = phone("+15555550160");
-    const args: Record<string, Record<string, unknown>> = {
-      get_customer_context: { handle },
-      search_customer_memory: { query: "refund" },
-      open_history_item: { item_id: "x", handle },
-      customer_timeline: { handle },
-      record_events: { items: [say(handle, Date.now() - MINUTE, "hi")] },
-      give_feedback: { items: [{ action: "retract_fact", fact_id: "f", idempotency_key: "k" }] },
-    };
+    const args = refusedCallArguments(handle);
     for (const tool of TOOLS) {
       const problem = await toolProblem(client, tool.name, args[tool.name] ?? {}, "scope_missing", 403);
       expect(problem.detail).toContain(tool.scope);
@@ -440,14 +443,7 @@ describe("MCP endpoint: what agents.md promises of keys, tool names, arguments a
     const space = await createSpace();
     const client = await connect(space);
     const handle = phone("+15555550220");
-    const args: Record<string, Record<string, unknown>> = {
-      get_customer_context: { handle },
-      search_customer_memory: { query: "refund" },
-      open_history_item: { item_id: "x", handle },
-      customer_timeline: { handle },
-      record_events: { items: [say(handle, Date.now() - MINUTE, "stored only if the call were admitted")] },
-      give_feedback: { items: [{ action: "retract_fact", fact_id: "f", idempotency_key: `fb-${crypto.randomUUID()}` }] },
-    };
+    const args = refusedCallArguments(handle);
     for (const tool of TOOLS) {
       const problem = await toolProblem(
         client,

@@ -78,3 +78,16 @@ export async function finished(space: Space, importId: string): Promise<ImportSt
   }
   throw new Error("the import did not end");
 }
+
+/** The bytes cut at the given places (any place: in the middle of a character, of a CRLF, of a BOM, of a line break). */
+export function cut(bytes: Uint8Array, places: readonly number[]): Uint8Array[] {
+  const at = [...new Set(places.map((place) => place % (bytes.length + 1)))].sort((a, b) => a - b);
+  const pieces: Uint8Array[] = [];
+  let from = 0;
+  for (const to of at) {
+    pieces.push(bytes.subarray(from, to));
+    from = to;
+  }
+  pieces.push(bytes.subarray(from));
+  return pieces;
+}

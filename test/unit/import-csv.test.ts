@@ -5,6 +5,7 @@ import { derivedKey } from "../../src/space/imports/csv-rows";
 import { type FileEntry, fileEntries } from "../../src/space/imports/file-records";
 import { FileRefusal } from "../../src/space/imports/file-refusal";
 import { LineReader } from "../../src/space/imports/lines";
+import { cut } from "../support/imports";
 import { runs } from "../support/property-runs";
 
 const encoder = new TextEncoder();
@@ -15,19 +16,6 @@ function writeCsv(rows: readonly (readonly string[])[], eol: "\r\n" | "\n", trai
   const field = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
   const lines = rows.map((row) => (row.length === 1 && row[0] === "" ? '""' : row.map(field).join(",")));
   return lines.join(eol) + (trailing ? eol : "");
-}
-
-/** The bytes cut at the given places (any place: in the middle of a character, of a CRLF, of a BOM). */
-function cut(bytes: Uint8Array, places: readonly number[]): Uint8Array[] {
-  const at = [...new Set(places.map((place) => place % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let from = 0;
-  for (const to of at) {
-    pieces.push(bytes.subarray(from, to));
-    from = to;
-  }
-  pieces.push(bytes.subarray(from));
-  return pieces;
 }
 
 function readAll(pieces: readonly Uint8Array[], start = 0, max = 1_000_000): CsvRecord[] {

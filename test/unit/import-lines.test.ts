@@ -1,23 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Line, LineReader } from "../../src/space/imports/lines";
+import { cut } from "../support/imports";
 import { runs } from "../support/property-runs";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/** The bytes cut at the given places (any place, a line break included). */
-function cut(bytes: Uint8Array, places: readonly number[]): Uint8Array[] {
-  const at = [...new Set(places.map((place) => place % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces: Uint8Array[] = [];
-  let from = 0;
-  for (const to of at) {
-    pieces.push(bytes.subarray(from, to));
-    from = to;
-  }
-  pieces.push(bytes.subarray(from));
-  return pieces;
-}
 
 function readAll(reader: LineReader, pieces: readonly Uint8Array[]): Line[] {
   return [...pieces.flatMap((piece) => reader.push(piece)), ...reader.finish()];
