@@ -38,8 +38,8 @@ export const items = sqliteTable(
     body: text("body").notNull(),
     /**
      * The profile the item was resolved to when it arrived (identity); merges never rewrite it.
-     * Not indexed yet: nothing reads events by profile until memory and context, and an index
-     * keyed by profile dirties a page per event in every batch's commit.
+     * Indexed only for items that are not events (`items_profile_not_event`): memory reads events
+     * by session, and an index keyed by profile would dirty a page per event in every batch's commit.
      */
     profileId: text("profile_id"),
     /** The session the event belongs to (memory); null for items that are not events. */

@@ -42,7 +42,7 @@ export const SPACE_TABLES: Readonly<Record<string, Reach>> = {
   linkage_pairs: subject("pairs with the subject, their patterns counted down (identity-cut.ts forgetEvidence)"),
   linkage_dirty: subject("deleted (identity-cut.ts forgetEvidence)"),
   linkage_patterns: nothing("how many pairs have each comparison pattern: aggregate counts, counted down as pairs go"),
-  linkage_model: nothing("the estimated weights (m, u, prior) and how many profiles have traits: aggregates"),
+  linkage_model: nothing("the estimated weights (m, u, prior) and how many profiles have a blocking key: aggregates"),
   suggestions: subject("deleted in the request and again at `tidy`, either side (identity-cut.ts, erasure-steps.ts)"),
   job_runs: nothing("when offline jobs last ran, their slices"),
   idempotency_records: subject(
