@@ -108,7 +108,7 @@ export function recordFound(sql: SqlStorage, found: readonly FoundPair[], run: n
   for (const row of rows) {
     const pair = found[Number(row.i)] as FoundPair;
     if (row.suggestion_id === null) {
-      // A pair rejected between their members before a merge: back only on new evidence, as any rejected pair.
+      // A pair rejected between their members before a merge: back only on new evidence, as every rejected pair.
       if (verdicts.get(Number(row.i))?.some((was) => !strongerEvidence(pair, was))) continue;
       if (row.handle_a && row.handle_b) {
         inserts.push([uuidv7(now), row.ra, row.rb, row.handle_a, row.handle_b, pair.score, pair.pattern, pair.meetings]);
