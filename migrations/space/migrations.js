@@ -34,6 +34,7 @@ import m0032 from "./0032_item_mentions.sql";
 import m0033 from "./0033_export_expiry.sql";
 import m0034 from "./0034_linkage_text_keys.sql";
 import m0035 from "./0035_control_items.sql";
+import m0036 from "./0036_control_items_by_time.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -75,5 +76,6 @@ export default {
     m0033,
     m0034,
     m0035,
+    m0036,
   },
 };

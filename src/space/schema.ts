@@ -60,6 +60,8 @@ export const items = sqliteTable(
       .on(table.conversationId)
       .where(sql`type IN ('handoff', 'conversation.ended', 'task.ended')`),
     index("items_control_task").on(table.taskId).where(sql`type IN ('handoff', 'conversation.ended', 'task.ended')`),
+    // And by time, for retention: its oldest ones without reading the newer.
+    index("items_control_time").on(table.occurredAt).where(sql`type IN ('handoff', 'conversation.ended', 'task.ended')`),
   ],
 );
 

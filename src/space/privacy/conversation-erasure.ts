@@ -82,13 +82,14 @@ function controlItems(sql: SqlStorage, conversations: readonly Conversation[]): 
 
 /**
  * Retention's part: up to `limit` items that ended or handed over sessions before `cutoff`,
- * tombstoned (their `reason` is content like an event's). Read through the partial index, which
- * holds every such item whatever its conversation; a tombstone leaves it. Answers how many.
+ * tombstoned (their `reason` is content like an event's), oldest first through their partial
+ * index by time (`items_control_time`), so no newer one is read; a tombstone leaves it. Answers
+ * how many.
  */
 export function eraseControlsBefore(sql: SqlStorage, cutoff: number, limit: number): number {
   const seqs = sql
     .exec<{ seq: number }>(
-      `SELECT seq FROM items INDEXED BY items_control_conversation WHERE ${CONTROL} AND occurred_at < ? LIMIT ?`,
+      `SELECT seq FROM items INDEXED BY items_control_time WHERE ${CONTROL} AND occurred_at < ? ORDER BY occurred_at LIMIT ?`,
       cutoff,
       limit,
     )

@@ -21,9 +21,9 @@ import {
  * everything compiled from it; one that has newer events keeps them and is compiled again from
  * them; its profile's memory is compiled again whole (what was derived only from erased events
  * goes with them). Then the items that ended or handed over sessions before the cutoff
- * (tombstoned: their `reason` is content), the search index's message rows older than the cutoff, and the index's
- * segments merged so that their words leave it. Tombstones stay,
- * and so do aggregate counts (context use, model calls, linkage patterns) and identity.
+ * (tombstoned: their `reason` is content), the search index's message rows older than the
+ * cutoff, and the index's segments merged so that their words leave it. Tombstones stay, and so
+ * do aggregate counts (context use, model calls, linkage patterns) and identity.
  */
 export interface RetentionJob {
   phase: "sessions" | "controls" | "search" | "purge";
