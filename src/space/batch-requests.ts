@@ -58,8 +58,7 @@ export class BatchRequests {
             return step.value;
           }
           // Committed: the next read from any channel sees these events in `live`.
-          space.hot.add(step.value.live.added);
-          space.hot.close(step.value.live.closed);
+          space.hot.apply(step.value.live);
           if (step.value.more) await scheduler.wait(0);
         }
       },

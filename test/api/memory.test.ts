@@ -266,6 +266,57 @@ describe("sessions: closed on time by the inactivity window, at once by conversa
     expect((await fullContext(space, { handle: bo })).live).toEqual([]);
   });
 
+  it("reopens a session a backfill closed at once when its next event puts its end in the future, and closes it again on time", async () => {
+    const space = await createSpace();
+    const t0 = await freezeClock(space);
+    const handle = phone("+15555550206");
+    // The first message is past its window when it arrives: its session starts closed.
+    await accept(space, [say(handle, t0 - 25 * MINUTE, "I sent this from the plane.")]);
+    expect((await fullContext(space, { handle })).live).toEqual([]);
+    // A message 10 minutes ago joins it and moves its end 10 minutes ahead: it is open again.
+    await accept(space, [say(handle, t0 - 10 * MINUTE, "Landed now.")]);
+    await accept(space, [say(handle, t0, "Where do I collect my bag?")]);
+    const open = await fullContext(space, { handle });
+    expect(open.live.map((item) => item.text)).toEqual([
+      "I sent this from the plane.",
+      "Landed now.",
+      "Where do I collect my bag?",
+    ]);
+    await later(space, 1_000);
+    const compiledOpen = await fullContext(space, { handle });
+    expect(compiledOpen.memory.episodes.map((episode) => episode.status)).toEqual(["open"]);
+
+    // Its close timer, set again when it reopened, closes it 20 minutes after the last message.
+    await later(space, 20 * MINUTE);
+    await later(space, 1_000);
+    const closed = await fullContext(space, { handle });
+    expect(closed.live).toEqual([]);
+    expect(closed.memory.episodes).toHaveLength(1);
+    expect(closed.memory.episodes[0]).toMatchObject({ status: "closed", ended_at: iso(t0 + 20 * MINUTE) });
+    expect(await query(space, "SELECT session_id FROM sessions")).toHaveLength(1);
+  });
+
+  it("reopens a session closed by inactivity when an event delayed past its close time moves its end ahead", async () => {
+    const space = await createSpace();
+    const t0 = await freezeClock(space);
+    const handle = phone("+15555550207");
+    await accept(space, [say(handle, t0, "Is the shop open today?")]);
+    await later(space, 20 * MINUTE + 1_000);
+    expect((await fullContext(space, { handle })).live).toEqual([]);
+    // A retried batch brings a message from 19 minutes in; the customer goes on writing.
+    await accept(space, [say(handle, t0 + 19 * MINUTE, "Hello?")]);
+    await accept(space, [say(handle, t0 + 20 * MINUTE + 1_000, "Anyone there?")]);
+    const open = await fullContext(space, { handle });
+    expect(open.live.map((item) => item.text)).toEqual(["Is the shop open today?", "Hello?", "Anyone there?"]);
+    // A restart loses nothing of it: the hot tier loads the same session from SQLite.
+    await restartSpaceObject(space);
+    expect((await fullContext(space, { handle })).live.map((item) => item.text)).toEqual([
+      "Is the shop open today?",
+      "Hello?",
+      "Anyone there?",
+    ]);
+  });
+
   it("adds a late transcript to its closed session and compiles that session again", async () => {
     const space = await createSpace();
     const t0 = await freezeClock(space);

@@ -32,11 +32,12 @@ export function storeBatch(
   chunkItems?: number,
 ): { answer: BatchAnswer; live: LiveChanges } {
   const chunks = ingestBatch(intake, caller, body, now, config, chunkItems);
-  const live: LiveChanges = { added: [], closed: [] };
+  const live: LiveChanges = { added: [], closed: [], reopened: [] };
   for (;;) {
     const step = chunks.next();
     if (step.done) return { answer: step.value, live };
     live.added.push(...step.value.live.added);
     live.closed.push(...step.value.live.closed);
+    live.reopened.push(...step.value.live.reopened);
   }
 }

@@ -94,7 +94,7 @@ function storeSlice(
     }
   }
   let answer = { accepted: 0, duplicates: 0, errors: [] as { index: number; code: ItemCode; detail: string }[] };
-  let live: LiveChanges = { added: [], closed: [] };
+  let live: LiveChanges = { added: [], closed: [], reopened: [] };
   if (items.length > 0) {
     const batch = ingestBatch(intake, caller, { items }, now, config, Number.POSITIVE_INFINITY, media);
     for (let step = batch.next(); ; step = batch.next()) {

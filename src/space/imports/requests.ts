@@ -188,8 +188,7 @@ export class ImportRequests {
           return { stale: step.value.stale };
         }
         // Committed: the next read sees these events in `live`.
-        space.hot.add(step.value.added);
-        space.hot.close(step.value.closed);
+        space.hot.apply(step.value);
         await scheduler.wait(0);
       }
     });

@@ -1,3 +1,4 @@
+import type { LiveChanges } from "./intake";
 import type { LiveEntry, LiveItem } from "./live";
 
 /** The most items `live` holds: the latest of a profile's open sessions. */
@@ -49,6 +50,13 @@ export class HotTier {
     this.#evict();
     all.sort(byTime);
     return all.slice(-LIVE_LIMIT).map((live) => live.item);
+  }
+
+  /** What a committed batch or import slice changed: the next read from any channel sees it. */
+  apply(changes: LiveChanges): void {
+    this.forget(changes.reopened);
+    this.add(changes.added);
+    this.close(changes.closed);
   }
 
   /** Events a batch placed in open sessions: added to the profiles held (the others load on read). */

@@ -4,10 +4,12 @@ import { queueCompile } from "./compiler";
 import { type LiveEntry, liveItemOf } from "./live";
 import { type SessionEvent, SessionPlacer } from "./sessions";
 
-/** What a stored batch changed for the hot tier: events now live, sessions now closed. */
+/** What a stored batch changed for the hot tier: events now live, sessions now closed or open again. */
 export interface LiveChanges {
   added: LiveEntry[];
   closed: { sessionId: string; profileId: string }[];
+  /** Profiles with a session open again, whose earlier events the hot tier never held: read again. */
+  reopened: string[];
 }
 
 /**
@@ -59,7 +61,7 @@ export class MemoryIntake {
     switch (item.type) {
       case "event": {
         if (profileId === null) return null;
-        const { session } = this.#placer.place(sessionEventOf(item, profileId, occurredAt));
+        const session = this.#placer.place(sessionEventOf(item, profileId, occurredAt));
         this.#queue(session.sessionId, session.profileId);
         this.#live.push({
           sessionId: session.sessionId,
@@ -96,7 +98,7 @@ export class MemoryIntake {
 
   /** Writes the sessions and the compile queue; answers what the hot tier must learn. */
   finish(): LiveChanges {
-    const sessions = this.#placer.finish();
+    const { touched: sessions, reopened } = this.#placer.finish();
     queueCompile(this.sql, this.#queued, this.now);
     const open = new Set(sessions.filter((session) => session.status === "open").map((session) => session.sessionId));
     return {
@@ -104,6 +106,7 @@ export class MemoryIntake {
       closed: sessions
         .filter((session) => session.status === "closed")
         .map((session) => ({ sessionId: session.sessionId, profileId: session.profileId })),
+      reopened: reopened.map((session) => session.profileId),
     };
   }
 

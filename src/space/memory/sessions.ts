@@ -77,22 +77,19 @@ export interface SessionEvent {
   canonicalType: string | null;
 }
 
-/** A placed event: its session, and whether it landed in a session already closed (late data). */
-export interface Placement {
-  session: SessionRecord;
-  late: boolean;
-}
-
 /**
  * Places the events of one batch in sessions (DESIGN 3.6), inside the batch's transaction. An
  * event joins the session of its conversation whose window holds its `occurred_at` (a session
  * ended by `conversation.ended` holds nothing after its end); otherwise it starts one. A session
- * whose window has already passed is closed as it is created. The sessions a batch touched are
- * written once, at `finish`, with their close timers.
+ * whose window has already passed is closed as it is created, and one closed by inactivity opens
+ * again when an event moves its end past now. The sessions a batch touched are written once, at
+ * `finish`, with their close timers.
  */
 export class SessionPlacer {
   #touched = new Map<string, SessionRecord>();
   #created = new Set<string>();
+  /** Stored sessions closed by inactivity that an event of the batch opened again. */
+  #reopened = new Set<string>();
   /** Stored sessions as they were read, and the records the batch works on. */
   #stored = new Map<string, SessionRecord>();
   #read = new Map<string, SessionRecord>();
@@ -164,13 +161,12 @@ export class SessionPlacer {
     }
   }
 
-  place(event: SessionEvent): Placement {
+  place(event: SessionEvent): SessionRecord {
     const { key, kind, conversationId } = this.#keyOf(event);
     const window = this.#windowOf(kind, event.channel);
     const at = event.occurredAt;
     const recent = this.#recent.get(key);
     let session = recent && holds(recent, at, window) ? recent : this.#find(key, at, window);
-    const late = session?.status === "closed";
     if (!session) {
       session = {
         sessionId: uuidv7(this.now),
@@ -199,10 +195,17 @@ export class SessionPlacer {
       session.status = "closed";
       session.closedAt = session.lastAt + window * 1000;
       session.closedBy = "inactivity";
+    } else if (session.closedBy === "inactivity" && session.lastAt + window * 1000 > this.now) {
+      // A backfill that started it closed, or an event delayed past its close, followed by one
+      // within the window of now: the conversation goes on, so its messages are live again.
+      session.status = "open";
+      session.closedAt = null;
+      session.closedBy = null;
+      if (!this.#created.has(session.sessionId)) this.#reopened.add(session.sessionId);
     }
     this.#touched.set(session.sessionId, session);
     this.#recent.set(key, session);
-    return { session, late };
+    return session;
   }
 
   /**
@@ -247,18 +250,19 @@ export class SessionPlacer {
 
   /**
    * Appends the sessions the batch changed to the inbox, in one statement. A close timer is set
-   * when a session opens and never moved: when it fires, it closes the session only if no later
-   * event moved its end (`closeSessions`), so an event costs no timer write.
+   * when a session opens (or opens again) and never moved: when it fires, it closes the session
+   * only if no later event moved its end (`closeSessions`), so an event costs no timer write.
+   * Answers the sessions touched, and those opened again (their earlier events are live again).
    */
-  finish(): SessionRecord[] {
+  finish(): { touched: SessionRecord[]; reopened: SessionRecord[] } {
     const touched = [...this.#touched.values()];
     const changed = touched.filter((session) => !sameState(this.#stored.get(session.sessionId), session));
     appendSessions(this.sql, changed, this.now);
-    const created = touched.filter((session) => this.#created.has(session.sessionId));
+    const reopened = touched.filter((session) => this.#reopened.has(session.sessionId) && session.status === "open");
     setTimers(
       this.sql,
-      created
-        .filter((session) => session.status === "open")
+      touched
+        .filter((session) => (this.#created.has(session.sessionId) || this.#reopened.has(session.sessionId)) && session.status === "open")
         .map((session) => {
           const windowMs = this.#windowOf(session.kind, session.channel) * 1000;
           return { kind: "session.close", key: session.sessionId, dueAt: session.lastAt + windowMs, payload: { windowMs } };
@@ -271,7 +275,7 @@ export class SessionPlacer {
         .filter((session) => !this.#created.has(session.sessionId) && session.status === "closed")
         .map((session) => session.sessionId),
     );
-    return touched;
+    return { touched, reopened };
   }
 
   /** A stored session as this batch sees it: read once, then the same record however it is found again. */
