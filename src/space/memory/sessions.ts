@@ -262,7 +262,10 @@ export class SessionPlacer {
     setTimers(
       this.sql,
       touched
-        .filter((session) => (this.#created.has(session.sessionId) || this.#reopened.has(session.sessionId)) && session.status === "open")
+        .filter(
+          (session) =>
+            (this.#created.has(session.sessionId) || this.#reopened.has(session.sessionId)) && session.status === "open",
+        )
         .map((session) => {
           const windowMs = this.#windowOf(session.kind, session.channel) * 1000;
           return { kind: "session.close", key: session.sessionId, dueAt: session.lastAt + windowMs, payload: { windowMs } };
