@@ -131,7 +131,10 @@ const CompiledSchema = z
     through: TimestampSchema.nullable().openapi({
       description: "Memory holds every event received before this, but `pending` ones.",
     }),
-    pending: z.number().int().openapi({ description: "Events stored but not compiled yet (they are in `live` already)." }),
+    pending: z.number().int().openapi({
+      description:
+        "Items stored but not compiled yet: events (in `live` already while their session is open) and the ends and handoffs of their conversations.",
+    }),
   })
   .openapi("Compiled");
 

@@ -172,9 +172,8 @@ function storeChunk(
   }
   memory.prefetchSessions(resolved);
   const rows = resolved.map((candidate) => {
-    // Arrival order for the hot tier; the stored `seq` is the same order.
-    const { item, itemId, profileId, index, occurredAt } = candidate;
-    const sessionId = memory.place(item, profileId, itemId, now * 1000 + index, occurredAt);
+    const { item, itemId, profileId, occurredAt } = candidate;
+    const sessionId = memory.place(item, profileId, itemId, occurredAt);
     return row(candidate, caller, now, itemId, profileId, sessionId);
   });
   answer.accepted += rows.length + tombstones.length;
@@ -194,7 +193,7 @@ function storeChunk(
     (handle) => resolution.recordOf(handle),
   );
   resolution.finish();
-  const live = memory.finish();
+  const live = memory.finish(seqs);
   queueMessages(intake.sql, messagesOf(resolved, rows, seqs), now);
   const turns = caller.test
     ? []

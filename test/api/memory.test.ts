@@ -576,6 +576,22 @@ describe("hot tier: a budget, eviction by recency, rebuilt from SQLite", () => {
     const after = await fullContext(space, { handle: first });
     expect(withoutAsOf(after)).toEqual(withoutAsOf(before));
   });
+
+  it("orders events of one time by arrival, held or read again, even from batches of one millisecond", async () => {
+    const space = await createSpace();
+    const t0 = await freezeClock(space);
+    const handle = phone("+15555550208");
+    await accept(space, [say(handle, t0 - 3 * MINUTE, "zero")]);
+    await fullContext(space, { handle }); // held from here on: the batches below add to it
+    await accept(space, [say(handle, t0 - 2 * MINUTE, "one"), say(handle, t0 - MINUTE, "A")]);
+    await accept(space, [say(handle, t0 - MINUTE, "B")]);
+    const held = await fullContext(space, { handle });
+    expect(held.live.map((item) => item.text)).toEqual(["zero", "one", "A", "B"]);
+    await restartSpaceObject(space);
+    const reloaded = await fullContext(space, { handle });
+    expect(reloaded.live.map((item) => item.text)).toEqual(["zero", "one", "A", "B"]);
+    expect(reloaded.etag).toBe(held.etag);
+  });
 });
 
 describe("durability: a restart between a batch and its compile", () => {

@@ -6104,7 +6104,7 @@ export interface components {
              * @example 2026-11-23T13:00:00.000Z
              */
             through: string | null;
-            /** @description Events stored but not compiled yet (they are in `live` already). */
+            /** @description Items stored but not compiled yet: events (in `live` already while their session is open) and the ends and handoffs of their conversations. */
             pending: number;
         };
         LiveItem: {
@@ -6499,7 +6499,7 @@ export interface components {
             hot_tier_budget_bytes: number;
             /** @description Sessions (and profiles) waiting to be compiled. */
             compile_queue: number;
-            /** @description Events their sessions received since they were last compiled. */
+            /** @description Items their sessions received since they were last compiled (events, and the ends and handoffs of their conversations). */
             compile_events: number;
             /** @description Messages stored and not indexed for search yet. */
             search_backlog: number;

@@ -57,7 +57,7 @@ export class MemoryIntake {
   }
 
   /** The session of an accepted item (null for items that belong to none). */
-  place(item: BatchItem, profileId: string | null, itemId: string, seq: number, occurredAt: number): string | null {
+  place(item: BatchItem, profileId: string | null, itemId: string, occurredAt: number): string | null {
     switch (item.type) {
       case "event": {
         if (profileId === null) return null;
@@ -69,7 +69,7 @@ export class MemoryIntake {
             sessionId: session.sessionId,
             profileId: session.profileId,
             occurredAt,
-            seq,
+            seq: 0, // the stored `seq`, known at `finish`
             item: liveItemOf(itemId, occurredAt, item),
           },
         });
@@ -96,13 +96,18 @@ export class MemoryIntake {
     }
   }
 
-  /** Writes the sessions and the compile queue; answers what the hot tier must learn. */
-  finish(): LiveChanges {
+  /**
+   * Writes the sessions and the compile queue; answers what the hot tier must learn. `seqs`: the
+   * stored items' `seq` by item id, which orders events of one time as a read from SQLite does.
+   */
+  finish(seqs: ReadonlyMap<string, number>): LiveChanges {
     const { touched: sessions, reopened } = this.#placer.finish();
     queueCompile(this.sql, this.#queued, this.now);
     const open = new Set(sessions.filter((session) => session.status === "open").map((session) => session.sessionId));
     return {
-      added: this.#live.filter((live) => open.has(live.sessionId)).map((live) => live.entry),
+      added: this.#live
+        .filter((live) => open.has(live.sessionId))
+        .map(({ entry }) => ({ ...entry, seq: seqs.get(entry.item.event_id) ?? entry.seq })),
       closed: sessions
         .filter((session) => session.status === "closed")
         .map((session) => ({ sessionId: session.sessionId, profileId: session.profileId })),
