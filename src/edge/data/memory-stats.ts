@@ -11,13 +11,10 @@ export const MemoryStatsSchema = z
     hot_tier_bytes: z.number().int(),
     hot_tier_budget_bytes: z.number().int(),
     compile_queue: z.number().int().openapi({ description: "Sessions (and profiles) waiting to be compiled." }),
-    compile_events: z
-      .number()
-      .int()
-      .openapi({
-        description:
-          "Items their sessions received since they were last compiled (events, and the ends and handoffs of their conversations).",
-      }),
+    compile_events: z.number().int().openapi({
+      description:
+        "Items their sessions received since they were last compiled (events, and the ends and handoffs of their conversations).",
+    }),
     search_backlog: z.number().int().openapi({ description: "Messages stored and not indexed for search yet." }),
   })
   .openapi("MemoryStats");
