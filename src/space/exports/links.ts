@@ -66,8 +66,10 @@ export async function downloadLink(
 ): Promise<{ url: string; expires_at: string } | null> {
   const expiry = expiresAt(row);
   if (expiry === null) return null;
-  // An hour, and never past the export's own expiry.
+  // An hour, and never past the export's own expiry: in its last second, no link (a presigned
+  // URL lasts at least one second).
   const expires = Math.min(Math.floor(now / 1000) + LINK_TTL_S, Math.floor(expiry / 1000));
+  if (expires <= Math.floor(now / 1000)) return null;
   const expires_at = new Date(expires * 1000).toISOString();
   if (isDevelopment(env)) {
     const space = row.objectKey.split("/")[1] ?? "";
