@@ -53,7 +53,7 @@ interface Accepted {
  * An `idempotency_key` already stored, before the batch or by an item earlier in it, is a
  * duplicate: counted, never stored twice (a batch cut short is safe to send again). An item whose
  * key only came with an earlier item that was refused is judged on its own. `media` says what the
- * batch's events may point to (read once for the batch, before it).
+ * batch's events may point to (read before the batch; each chunk reads its files again).
  */
 export function* ingestBatch(
   intake: Intake,
@@ -99,9 +99,13 @@ export function* ingestBatch(
   for (let from = 0; from < candidates.length; from += chunkItems) {
     const chunk = candidates.slice(from, from + chunkItems);
     const last = from + chunkItems >= candidates.length;
-    const live = intake.db.transaction(() =>
-      storeChunk(intake, caller, chunk, { now, config, media }, answer, { profiles: written, keys }, last),
-    );
+    const live = intake.db.transaction(() => {
+      const chunkMedia = media.forChunk(
+        intake.sql,
+        chunk.map(({ item }) => item),
+      );
+      return storeChunk(intake, caller, chunk, { now, config, media: chunkMedia }, answer, { profiles: written, keys }, last);
+    });
     yield { live, more: !last };
   }
   answer.errors.sort((a, b) => a.index - b.index);

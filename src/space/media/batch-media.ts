@@ -3,10 +3,10 @@ import { MediaCheck, namedMediaRefs } from "./references";
 import { markStored, mediaRecords } from "./reservations";
 
 /**
- * What a batch's events may point to, read once before the batch (none for a batch without
- * media). A presigned upload goes to R2 without this object: a reservation still `reserved` whose
- * bytes R2 holds, at the reserved length and hash, is marked `stored` here when an event first
- * points to it, and read again after that wait.
+ * What a batch's events may point to, read before the batch (none for a batch without media;
+ * each chunk reads its files again, `MediaCheck.forChunk`). A presigned upload goes to R2 without
+ * this object: a reservation still `reserved` whose bytes R2 holds, at the reserved length and
+ * hash, is marked `stored` here when an event first points to it, and read again after that wait.
  */
 export async function mediaCheckOf(
   sql: SqlStorage,

@@ -1,6 +1,6 @@
 import type { BatchItem } from "../../contract/batch";
 import type { ItemCode } from "../../http/problem";
-import type { MediaRecord } from "./reservations";
+import { type MediaRecord, mediaRecords } from "./reservations";
 
 /** The `content.media_ref` of an item, if it has one. */
 function refOf(item: BatchItem): string | null {
@@ -25,7 +25,8 @@ export function namedMediaRefs(body: unknown): string[] {
 
 /**
  * What a batch's events may point to (SPEC `content.media_ref`): a completed upload of this
- * space, with the same `media_sha256`. Built from one read of the files the batch names.
+ * space, with the same `media_sha256`. Built from one read of the files the batch names, read
+ * again for each chunk (`forChunk`).
  */
 export class MediaCheck {
   static readonly none = new MediaCheck(new Map());
@@ -33,6 +34,16 @@ export class MediaCheck {
 
   constructor(records: ReadonlyMap<string, MediaRecord>) {
     this.#records = records;
+  }
+
+  /**
+   * The check for one chunk, in the chunk's transaction: the files its events point to read again
+   * by primary key, since a forget let in between chunks may have erased one. A reference the
+   * batch's read did not find is not read again: a reservation's `media_ref` is a new UUID.
+   */
+  forChunk(sql: SqlStorage, items: readonly BatchItem[]): MediaCheck {
+    const refs = new Set(items.flatMap((item) => refOf(item) ?? []).filter((ref) => this.#records.has(ref)));
+    return refs.size === 0 ? this : new MediaCheck(mediaRecords(sql, [...refs]));
   }
 
   /** Why an item's media reference refuses it, or null when it has none or a good one. */
