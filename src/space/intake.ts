@@ -3,6 +3,7 @@ import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { type BatchAnswer, BatchEnvelopeSchema, type BatchItem } from "../contract/batch";
 import type { Scope } from "../contract/common";
 import { DEFAULT_CLOCK_TOLERANCE_S, type SpaceConfigValues } from "../contract/config";
+import type { FeedbackItem } from "../contract/feedback";
 import { describeIssues } from "../http/issues";
 import { Problem } from "../http/problem";
 import { uuidv7 } from "../ids";
@@ -64,7 +65,6 @@ export function* ingestBatch(
   chunkItems = Number.POSITIVE_INFINITY,
   media: MediaCheck = MediaCheck.none,
 ): Generator<{ live: LiveChanges; more: boolean }, BatchAnswer, void> {
-  const toleranceS = config.clock_tolerance_s ?? DEFAULT_CLOCK_TOLERANCE_S;
   const envelope = BatchEnvelopeSchema.safeParse(body);
   if (!envelope.success) {
     throw new Problem("invalid_input", describeIssues(BatchEnvelopeSchema, envelope.error.issues));
@@ -82,7 +82,7 @@ export function* ingestBatch(
       return;
     }
     const { item, json, handles } = check;
-    const candidate = { index, item, json, handles, ...occurrence(item, now, toleranceS) };
+    const candidate = { index, item, json, handles, ...occurrence(item, now, config) };
     const lead = firstOfKey.get(item.idempotency_key);
     if (!lead) firstOfKey.set(item.idempotency_key, candidate);
     placed.push({ candidate, lead: lead ?? candidate });
@@ -227,10 +227,11 @@ function messagesOf(
   });
 }
 
-/** When the item happened: its `occurred_at` if plausible, else the arrival time, flagged. */
-function occurrence(item: BatchItem, now: number, toleranceS: number) {
+/** When an item (of a batch or of feedback) happened: its `occurred_at` if plausible, else the arrival time, flagged. */
+export function occurrence(item: BatchItem | FeedbackItem, now: number, config: SpaceConfigValues) {
   const claimed = "occurred_at" in item && item.occurred_at ? Date.parse(item.occurred_at) : null;
   if (claimed === null) return { occurredAt: now, claimedOccurredAt: null };
+  const toleranceS = config.clock_tolerance_s ?? DEFAULT_CLOCK_TOLERANCE_S;
   if (claimed > now + toleranceS * 1000 || claimed < EARLIEST_MS) return { occurredAt: now, claimedOccurredAt: claimed };
   return { occurredAt: claimed, claimedOccurredAt: null };
 }

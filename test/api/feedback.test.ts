@@ -205,6 +205,60 @@ describe("feedback: checked item by item, stored once", () => {
     expect(once.memory.facts.find((fact) => fact.key === "tier")?.value).toBe("bronze");
     expect(await query(space, "SELECT count(*) AS n FROM items WHERE type = 'feedback'")).toEqual([{ n: 2 }]);
   });
+  it("judges an item on its own when its key only came with an earlier item that was refused", async () => {
+    const handle = phone("+15555550410");
+    const { space, context } = await customer(handle);
+    const tier = context.memory.facts.find((fact) => fact.key === "tier");
+    const shared = key();
+    const answer = BatchAnswerSchema.parse(
+      await json(
+        await feedback(space, [
+          { action: "retract_fact", idempotency_key: shared, fact_id: "no-such-fact" },
+          { action: "retract_fact", idempotency_key: shared, fact_id: tier?.fact_id },
+          { action: "correct_fact", idempotency_key: shared, fact_id: tier?.fact_id, value: "silver" },
+        ]),
+        207,
+      ),
+    );
+    // The second is stored; the third, with the key the second stored, is its duplicate.
+    expect([answer.accepted, answer.duplicates, answer.errors.map((error) => [error.index, error.code])]).toEqual([
+      1,
+      1,
+      [[0, "not_found"]],
+    ]);
+    expect(factsOf(await fullContext(space, { handle }))).toEqual([]);
+  });
+
+  it("stores an occurred_at out of clock tolerance as the arrival time, its claim kept, as a batch item's", async () => {
+    const handle = phone("+15555550411");
+    const { space, context } = await customer(handle);
+    const tier = context.memory.facts.find((fact) => fact.key === "tier");
+    const now = await moveClock(space, 0);
+    const claims = { future: now + 301_000, ancient: Date.UTC(1999, 11, 31), near: now + 300_000 };
+    const sent = { future: key(), ancient: key(), near: key() };
+    await give(
+      space,
+      (["future", "ancient", "near"] as const).map((name) => ({
+        action: "correct_fact",
+        idempotency_key: sent[name],
+        fact_id: tier?.fact_id,
+        value: name,
+        occurred_at: iso(claims[name]),
+      })),
+    );
+    const stored = await query<{
+      idempotency_key: string;
+      occurred_at: number;
+      claimed_occurred_at: number | null;
+      clock_corrected: number;
+    }>(space, "SELECT idempotency_key, occurred_at, claimed_occurred_at, clock_corrected FROM items WHERE type = 'feedback'");
+    const byKey = new Map(stored.map(({ idempotency_key, ...row }) => [idempotency_key, row]));
+    expect([byKey.get(sent.future), byKey.get(sent.ancient), byKey.get(sent.near)]).toEqual([
+      { occurred_at: now, claimed_occurred_at: claims.future, clock_corrected: 1 },
+      { occurred_at: now, claimed_occurred_at: claims.ancient, clock_corrected: 1 },
+      { occurred_at: claims.near, claimed_occurred_at: null, clock_corrected: 0 },
+    ]);
+  });
 });
 
 describe("feedback: who may give it", () => {

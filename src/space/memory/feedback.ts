@@ -1,10 +1,11 @@
 import type { BatchAnswer, ItemError } from "../../contract/batch";
+import type { SpaceConfigValues } from "../../contract/config";
 import { FeedbackEnvelopeSchema, type FeedbackItem, FeedbackItemSchema } from "../../contract/feedback";
 import { describeIssues } from "../../http/issues";
 import { Problem } from "../../http/problem";
 import { uuidv7 } from "../../ids";
 import { rootOf } from "../identity/profiles";
-import { type Intake, insertItems, storedKeys } from "../intake";
+import { type Intake, insertItems, occurrence, storedKeys } from "../intake";
 import { supersedeServedContexts } from "../measurement/served-contexts";
 import { compileSubjects, queueCompile } from "./compiler";
 import { recordCorrection } from "./corrections";
@@ -27,17 +28,22 @@ type Target =
  * Stores feedback (SPEC `POST /v1/feedback`) as items like any other, deduplicated by
  * `idempotency_key`, and applies it in the same transaction: a fact's or an open item's entries
  * are compiled again at once, a conversation's latest sessions are queued for the compiler.
- * Checked like a batch: the envelope refuses the whole request, then each item alone.
+ * Checked like a batch: the envelope refuses the whole request, then each item alone (a key only
+ * an earlier refused item had leaves the next its own), and `occurred_at` with the clock tolerance.
  */
-export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unknown, now: number): BatchAnswer {
+export function ingestFeedback(
+  intake: Intake,
+  caller: FeedbackCaller,
+  body: unknown,
+  now: number,
+  config: SpaceConfigValues,
+): BatchAnswer {
   const envelope = FeedbackEnvelopeSchema.safeParse(body);
   if (!envelope.success) {
     throw new Problem("invalid_input", describeIssues(FeedbackEnvelopeSchema, envelope.error.issues));
   }
   const errors: ItemError[] = [];
   const candidates: { index: number; item: FeedbackItem; json: string }[] = [];
-  const keysInBatch = new Set<string>();
-  let duplicates = 0;
   envelope.data.items.forEach((raw, index) => {
     const parsed = FeedbackItemSchema.safeParse(raw);
     if (!parsed.success) {
@@ -48,15 +54,11 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
       });
       return;
     }
-    if (keysInBatch.has(parsed.data.idempotency_key)) {
-      duplicates++;
-      return;
-    }
-    keysInBatch.add(parsed.data.idempotency_key);
     candidates.push({ index, item: parsed.data, json: JSON.stringify(parsed.data) });
   });
 
   let accepted = 0;
+  let duplicates = 0;
   intake.db.transaction(() => {
     const stored = storedKeys(
       intake,
@@ -65,8 +67,9 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
     const touched = new Map<string, Subjects>();
     const written = new Set<string>();
     const sessions = new Map<string, { profileId: string; events: number }>();
+    const storedHere = new Set<string>();
     for (const { index, item, json } of candidates) {
-      if (stored.has(item.idempotency_key)) {
+      if (stored.has(item.idempotency_key) || storedHere.has(item.idempotency_key)) {
         duplicates++;
         continue;
       }
@@ -78,7 +81,7 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
       const itemId = uuidv7(now);
       const profileId = rootOf(intake.sql, target.profileId)?.profileId ?? target.profileId;
       written.add(profileId);
-      const occurredAt = item.occurred_at ? Date.parse(item.occurred_at) : now;
+      const { occurredAt, claimedOccurredAt } = occurrence(item, now, config);
       insertItems(intake, [
         {
           itemId,
@@ -92,14 +95,15 @@ export function ingestFeedback(intake: Intake, caller: FeedbackCaller, body: unk
           keyId: caller.keyId,
           test: caller.test ? 1 : 0,
           occurredAt,
-          claimedOccurredAt: null,
-          clockCorrected: 0,
+          claimedOccurredAt,
+          clockCorrected: claimedOccurredAt === null ? 0 : 1,
           receivedAt: now,
           body: json,
           profileId,
           sessionId: null,
         },
       ]);
+      storedHere.add(item.idempotency_key);
       const seq = intake.sql.exec<{ seq: number }>("SELECT last_insert_rowid() AS seq").one().seq;
       const value = "value" in item ? item.value : null;
       if (target.kind === "subjects") {

@@ -149,7 +149,7 @@ export class MemoryRequests {
           principal.kind === "key"
             ? { sourceId: principal.sourceId, keyId: principal.keyId, test: principal.mode === "test" }
             : { sourceId: `person:${principal.personId}`, keyId: `person:${principal.personId}`, test: false };
-        const answer = ingestFeedback(space.intake, giver, parseJsonBody(body), now);
+        const answer = ingestFeedback(space.intake, giver, parseJsonBody(body), now, space.replica().config.values);
         space.limits.eventsAccepted(answer.accepted, now);
         return answer;
       },
