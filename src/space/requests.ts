@@ -3,6 +3,7 @@ import { type AuditedRequest, actorOf, recordOutcome } from "../audit/log";
 import type { PresentedCredential } from "../auth/credential";
 import { POLICIES, type RoutePolicy } from "../auth/policy";
 import { signingKey } from "../auth/signing-key";
+import type { AuditTarget } from "../contract/audit";
 import type { Env } from "../env";
 import { type CursorList, CursorSeal } from "../http/cursor";
 import { type Outcome, outcomeOf } from "../http/problem";
@@ -161,15 +162,19 @@ export class SpaceRequests implements SpaceParts {
 
   /**
    * A read of a customer's data: audited when a person makes it, with the profiles it answered
-   * (ids only); a key's is an agent's at work and is not (docs/api/privacy.md "Audit").
+   * (ids only; a merged-away id `asked` for answers its survivor), or, refused, the id it `asked`
+   * for; a key's is an agent's at work and is not (docs/api/privacy.md "Audit").
    */
-  readByPerson<T>(
+  async readByPerson<T>(
     credential: PresentedCredential,
-    audit: Pick<AuditedRequest<T>, "action" | "requestId" | "targets" | "targetsOf">,
+    { asked, ...audit }: Pick<AuditedRequest<T>, "action" | "requestId" | "targetsOf"> & { asked?: AuditTarget },
     read: () => Promise<Outcome<T>>,
   ): Promise<Outcome<T>> {
     if (credential.kind === "key") return read();
-    return this.audited({ ...audit, actor: actorOf(credential) }, read);
+    const outcome = await read();
+    const targets = outcome.ok || !asked ? [] : [asked];
+    recordOutcome(this.sql, { ...audit, actor: actorOf(credential), targets }, outcome, this.now());
+    return outcome;
   }
 
   /**

@@ -34,7 +34,7 @@ export class IdentityRequests {
 
   readProfile(credential: PresentedCredential, profileId: string, requestId: string | null): Promise<Outcome<Profile>> {
     const space = this.#space;
-    const audit = { action: "profile.read" as const, requestId, targets: [{ type: "profile" as const, id: profileId }] };
+    const audit = { action: "profile.read" as const, requestId, asked: { type: "profile" as const, id: profileId } };
     return space.readByPerson(credential, { ...audit, targetsOf: profileTarget }, () =>
       space.admitted(credential, POLICIES.profileRead, (caller) => readProfile(space.sql, profileId, viewerOf(caller))),
     );

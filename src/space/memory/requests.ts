@@ -27,6 +27,7 @@ import { DEFAULT_HISTORY_TEXT_LEVEL, historyItem, openHistory, showsText } from 
 import { timelineOf, timelineOfHandle, timelineRequest } from "./timeline";
 
 const profileTarget = (id: string): AuditTarget => ({ type: "profile", id });
+const contextTarget = (answer: ContextAnswer) => ("profile_id" in answer ? [profileTarget(answer.profile_id)] : []);
 const historyTarget = (item: HistoryItem) => [profileTarget(item.profile_id)];
 const timelineTarget = (page: TimelinePage) => [profileTarget(page.profile_id)];
 
@@ -40,8 +41,7 @@ export class MemoryRequests {
 
   readContext(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<ContextAnswer>> {
     const space = this.#space;
-    const targetsOf = (answer: ContextAnswer) => ("profile_id" in answer ? [profileTarget(answer.profile_id)] : []);
-    return space.readByPerson(credential, { action: "context.read", requestId, targetsOf }, () =>
+    return space.readByPerson(credential, { action: "context.read", requestId, targetsOf: contextTarget }, () =>
       space.admitted(credential, POLICIES.context, (caller, now) => {
         const input = parseOrRefuse(ContextInputSchema, parseJsonBody(body));
         const read = { hot: space.hot, viewer: viewerOf(caller), knownEtag: input.known_etag, about: input.about, now };
@@ -52,7 +52,7 @@ export class MemoryRequests {
 
   profileContext(credential: PresentedCredential, profileId: string, requestId: string | null): Promise<Outcome<ContextAnswer>> {
     const space = this.#space;
-    const audit = { action: "context.read" as const, requestId, targets: [profileTarget(profileId)] };
+    const audit = { action: "context.read" as const, requestId, asked: profileTarget(profileId), targetsOf: contextTarget };
     return space.readByPerson(credential, audit, () =>
       space.admitted(credential, POLICIES.context, (caller, now) =>
         contextOf(space.sql, profileId, { hot: space.hot, viewer: viewerOf(caller), now }),
