@@ -312,8 +312,12 @@ export class SpaceObject extends DurableObject<Env> {
 
   // Media (docs/api/media.md)
 
-  async reserveMedia(credential: PresentedCredential, body: BodyInput) {
-    return this.#media.reserveMedia(credential, body);
+  async reserveMedia(
+    credential: PresentedCredential,
+    body: BodyInput,
+    request: { idempotency: IdempotencyRequest | null; storeReady: boolean },
+  ) {
+    return this.#media.reserveMedia(credential, body, request);
   }
 
   async reservationForUpload(mediaRef: string) {

@@ -144,6 +144,47 @@ describe("POST /v1/media/uploads: the reservation", () => {
   });
 });
 
+describe("POST /v1/media/uploads with an Idempotency-Key", () => {
+  const reserveWithKey = (space: Space, body: unknown, key: string, token = space.key) =>
+    call("POST", `/spaces/${space.name}/v1/media/uploads`, { token, body, headers: { "idempotency-key": key } });
+  const body = (size: number, mark = "a") => ({ content_type: "image/png", size_bytes: size, sha256: mark.repeat(64) });
+
+  it("answers a retry with the first reservation, counted once against the quota; another body is 409", async () => {
+    const space = await createSpace();
+    const quota = { tenant_id: space.tenant.tenantId, metric: "media_bytes", limit: 1000, period: "month" };
+    await json(await call("PUT", "/control/v1/quotas", { operator: OPERATOR_TOKEN, body: quota }), 200);
+    const first = UploadReservationSchema.parse(await json(await reserveWithKey(space, body(600), "upload-1"), 201));
+    // The retry of a request that timed out: the same reservation, where a second would pass the quota.
+    const again = UploadReservationSchema.parse(await json(await reserveWithKey(space, body(600), "upload-1"), 201));
+    expect(again).toEqual(first);
+    expect(await query(space, "SELECT media_ref FROM media")).toEqual([{ media_ref: first.media_ref }]);
+    await expectProblem(await reserveWithKey(space, body(600, "b"), "upload-1"), 409, "conflict");
+    // Without a key, each request is a reservation of its own.
+    await expectProblem(await reserveResponse(space, body(600)), 429, "rate_limited");
+  });
+
+  it("keeps the key per caller, checks it after the credential, and forgets the answer with the subject", async () => {
+    const space = await createSpace();
+    const integration = await personToken(space, ["integration"]);
+    const mine = UploadReservationSchema.parse(await json(await reserveWithKey(space, body(10), "shared-key"), 201));
+    const theirs = UploadReservationSchema.parse(
+      await json(await reserveWithKey(space, body(10), "shared-key", integration), 201),
+    );
+    expect(theirs.media_ref).not.toBe(mine.media_ref);
+    await expectProblem(await reserveWithKey(space, body(10), "x".repeat(257), "cms_live_bogus"), 401, "unauthenticated");
+    const tooLong = await expectProblem(await reserveWithKey(space, body(10), "x".repeat(257)), 422, "invalid_input");
+    expect(tooLong.detail).toContain("header.idempotency-key");
+
+    // A reservation under a subject: its kept answer names the subject's profile, and goes with it.
+    const subject = { type: "phone_e164", value: "+15555550133" };
+    const under = { ...body(20, "c"), subject };
+    const kept = UploadReservationSchema.parse(await json(await reserveWithKey(space, under, "under-subject"), 201));
+    await forgotten(space, await personToken(space, ["security"]), { handle: subject });
+    const fresh = UploadReservationSchema.parse(await json(await reserveWithKey(space, under, "under-subject"), 201));
+    expect(fresh.media_ref).not.toBe(kept.media_ref);
+  });
+});
+
 describe("PUT upload_url (development store): exactly the reserved bytes, once", () => {
   it("streams the upload into R2 under spaces/<space>/media/<media_ref> with its type and SHA-256, and marks it stored", async () => {
     const space = await createSpace();
@@ -255,6 +296,27 @@ describe("media routes in production", () => {
     const reservation = JSON.stringify({ content_type: "image/png", size_bytes: 5, sha256: "a".repeat(64) });
     expect((await json(await send("/v1/media/uploads", { method: "POST", headers, body: reservation }), 503)).code).toBe(
       "unavailable",
+    );
+    // The caller is checked first: a key that is no key of the space is 401, one without `track` 403.
+    const unknown = `${space.key.slice(0, -4)}${space.key.slice(-4) === "AAAA" ? "BBBB" : "AAAA"}`;
+    await expectProblem(
+      await send("/v1/media/uploads", {
+        method: "POST",
+        headers: { ...headers, authorization: `Bearer ${unknown}` },
+        body: reservation,
+      }),
+      401,
+      "unauthenticated",
+    );
+    const noTrack = await createKey(space.tenant.token, space.sourceId, ["context"]);
+    await expectProblem(
+      await send("/v1/media/uploads", {
+        method: "POST",
+        headers: { ...headers, authorization: `Bearer ${noTrack.key}` },
+        body: reservation,
+      }),
+      403,
+      "scope_missing",
     );
     expect(await query(space, "SELECT media_ref FROM media")).toEqual([]);
     // Other routes work: only what needs R2 is out.

@@ -3077,12 +3077,15 @@ export interface paths {
         put?: never;
         /**
          * Reserve a media upload
-         * @description Large bytes never pass through a batch. Reserve (`content_type`, `size_bytes` up to 500 MB, `sha256`, optionally the `subject` the file is about), `PUT` the bytes to `upload_url` with exactly `upload_headers` before `expires_at` (one hour), then send an event with `content.media_ref` and `content.media_sha256`. The store refuses other bytes, another length, other headers, a second upload and an expired reservation. Source key with scope `track`, or a person with role `integration`.
+         * @description Large bytes never pass through a batch. Reserve (`content_type`, `size_bytes` up to 500 MB, `sha256`, optionally the `subject` the file is about), `PUT` the bytes to `upload_url` with exactly `upload_headers` before `expires_at` (one hour), then send an event with `content.media_ref` and `content.media_sha256`. The store refuses other bytes, another length, other headers, a second upload and an expired reservation. Send an `Idempotency-Key` to retry safely. A `subject` being erased is `404`. Source key with scope `track`, or a person with role `integration`.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first reservation (the same `media_ref`, counted once against the media quota); the same key with another request is `409 conflict`; without it each request is a new reservation. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3121,6 +3124,15 @@ export interface paths {
                 };
                 /** @description not_found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

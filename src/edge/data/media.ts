@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { IdempotencyKeyHeaderSchema } from "../../contract/common";
 import {
   MediaRefParamsSchema,
   type StoredMedia,
@@ -9,13 +10,14 @@ import {
 } from "../../contract/media";
 import { problems } from "../../contract/problem";
 import { readJsonBody } from "../../http/body";
-import { Problem, unwrap } from "../../http/problem";
+import { outcomeOf, Problem, unwrap } from "../../http/problem";
 import { isDevelopment } from "../../secrets";
 import { spaceObject } from "../../space/address";
 import { mediaKey } from "../../space/media/keys";
 import type { MediaRecord } from "../../space/media/reservations";
 import type { AppEnv } from "../context";
 import { documentedRoute } from "../documented-route";
+import { idempotencyOf } from "../idempotency";
 import { checkUploadHeaders, grantOf, putUpload } from "../media/development-store";
 import { developmentStoreKey, uploadStore, uploadTarget } from "../media/upload-target";
 import { dataRequest, spaceOf } from "./space";
@@ -27,12 +29,20 @@ const reserveRoute = createRoute({
   path: "/v1/media/uploads",
   summary: "Reserve a media upload",
   description:
-    "Large bytes never pass through a batch. Reserve (`content_type`, `size_bytes` up to 500 MB, `sha256`, optionally the `subject` the file is about), `PUT` the bytes to `upload_url` with exactly `upload_headers` before `expires_at` (one hour), then send an event with `content.media_ref` and `content.media_sha256`. The store refuses other bytes, another length, other headers, a second upload and an expired reservation. Source key with scope `track`, or a person with role `integration`.",
+    "Large bytes never pass through a batch. Reserve (`content_type`, `size_bytes` up to 500 MB, `sha256`, optionally the `subject` the file is about), `PUT` the bytes to `upload_url` with exactly `upload_headers` before `expires_at` (one hour), then send an event with `content.media_ref` and `content.media_sha256`. The store refuses other bytes, another length, other headers, a second upload and an expired reservation. Send an `Idempotency-Key` to retry safely. A `subject` being erased is `404`. Source key with scope `track`, or a person with role `integration`.",
   security: [{ sourceKey: [] }, { personToken: [] }],
-  request: { body: { content: { "application/json": { schema: UploadReservationInputSchema } }, required: true } },
+  request: {
+    headers: z.object({
+      "idempotency-key": IdempotencyKeyHeaderSchema.optional().openapi({
+        description:
+          "Optional: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per caller (source key or person) with the hash of the request: a retry with the same key returns the first reservation (the same `media_ref`, counted once against the media quota); the same key with another request is `409 conflict`; without it each request is a new reservation.",
+      }),
+    }),
+    body: { content: { "application/json": { schema: UploadReservationInputSchema } }, required: true },
+  },
   responses: {
     201: { description: "The reservation.", content: { "application/json": { schema: UploadReservationSchema } } },
-    ...problems(401, 403, 404, 422, 429, 500, 503),
+    ...problems(401, 403, 404, 409, 422, 429, 500, 503),
   },
 });
 
@@ -60,11 +70,15 @@ const uploadRoute = createRoute({
 export const mediaRoutes = new OpenAPIHono<AppEnv>();
 
 documentedRoute(mediaRoutes, reserveRoute, async (c) => {
-  // Checked first: production without R2's credentials reserves nothing nobody could upload to.
-  const store = uploadStore(c.env, c.get("secrets").uploadKey);
   const { space, credential } = await dataRequest(c);
-  const record = unwrap(await space.reserveMedia(credential, await readJsonBody(c.req.raw, RESERVATION_BODY_LIMIT)));
-  const target = await uploadTarget(store, spaceOf(c), record, { url: new URL(c.req.url), env: c.env });
+  const body = await readJsonBody(c.req.raw, RESERVATION_BODY_LIMIT);
+  // Optional on this route; an empty header is none.
+  const key = c.req.header("idempotency-key");
+  const idempotency = key ? await idempotencyOf(c, key, body.status === "ok" ? body.text : "") : null;
+  // Production without R2's settings reserves nothing nobody could upload to: `503`, after the caller is checked.
+  const store = await outcomeOf(() => uploadStore(c.env, c.get("secrets").uploadKey));
+  const record = unwrap(await space.reserveMedia(credential, body, { idempotency, storeReady: store.ok }));
+  const target = await uploadTarget(unwrap(store), spaceOf(c), record, { url: new URL(c.req.url), env: c.env });
   const answer: UploadReservation = { media_ref: record.mediaRef, ...target, expires_at: iso(record.expiresAt) };
   return c.json(answer, 201);
 });

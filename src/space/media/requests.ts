@@ -1,10 +1,11 @@
 import type { PresentedCredential } from "../../auth/credential";
 import { POLICIES } from "../../auth/policy";
-import { UploadReservationInputSchema } from "../../contract/media";
+import { type UploadReservationInput, UploadReservationInputSchema } from "../../contract/media";
 import { type BodyInput, parseJsonBody } from "../../http/body";
 import { parseOrRefuse } from "../../http/issues";
-import { type Outcome, outcomeOf } from "../../http/problem";
-import { callerScope } from "../access";
+import { type Outcome, outcomeOf, Problem } from "../../http/problem";
+import type { IdempotencyRequest } from "../../idempotency";
+import { type Caller, callerScope } from "../access";
 import type { SpaceRequests } from "../requests";
 import { arrivedInR2 } from "./arrivals";
 import { expiredReservations, scheduleExpiry, settleExpired } from "./expiry";
@@ -19,21 +20,36 @@ export class MediaRequests {
     this.#space = space;
   }
 
-  /** `POST /v1/media/uploads`: the reservation, under its subject if it names one; the edge signs where its bytes go. */
-  reserveMedia(credential: PresentedCredential, body: BodyInput): Promise<Outcome<MediaRecord>> {
+  /**
+   * `POST /v1/media/uploads`: the reservation, under its subject if it names one; the edge signs
+   * where its bytes go. `storeReady`: whether this deployment has a store for the bytes (the edge
+   * knows); without one the answer is `503`, once the caller is checked. With an `Idempotency-Key`
+   * a retry gets the first reservation back instead of a second one.
+   */
+  reserveMedia(
+    credential: PresentedCredential,
+    body: BodyInput,
+    { idempotency, storeReady }: { idempotency: IdempotencyRequest | null; storeReady: boolean },
+  ): Promise<Outcome<MediaRecord>> {
     const space = this.#space;
+    const input = () => {
+      if (!storeReady) throw new Problem("unavailable", "media uploads are not configured", { "Retry-After": "60" });
+      return parseOrRefuse(UploadReservationInputSchema, parseJsonBody(body));
+    };
+    const reserve = (caller: Caller, now: number, reservation: UploadReservationInput) => {
+      const by = { reservedBy: callerScope(caller), sourceId: caller.source?.sourceId ?? null };
+      const share = space.replica().quotas.get("media_bytes")?.share ?? null;
+      const record = reserveMedia(space.sql, reservation, by, now, share);
+      scheduleExpiry(space.sql, record);
+      return record;
+    };
+    if (idempotency) return space.idempotent(credential, POLICIES.media, idempotency, reserve, input);
     return space.admitted(
       credential,
       POLICIES.media,
       (caller, now) => {
-        const input = parseOrRefuse(UploadReservationInputSchema, parseJsonBody(body));
-        const by = { reservedBy: callerScope(caller), sourceId: caller.source?.sourceId ?? null };
-        const share = space.replica().quotas.get("media_bytes")?.share ?? null;
-        return space.db.transaction(() => {
-          const record = reserveMedia(space.sql, input, by, now, share);
-          scheduleExpiry(space.sql, record);
-          return record;
-        });
+        const reservation = input();
+        return space.db.transaction(() => reserve(caller, now, reservation));
       },
       "write",
     );
