@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SpaceAudit } from "../../src/contract/audit";
 import { BatchAnswerSchema } from "../../src/contract/batch";
-import { ContextSchema } from "../../src/contract/context";
+import { ContextAnswerSchema, ContextSchema } from "../../src/contract/context";
 import { ProfileSchema } from "../../src/contract/identity";
 import { expectProblem, identifyItem, personToken, phone } from "../support/identity";
 import { batch, call, createSpace, json, message, type Space } from "../support/seed";
@@ -42,12 +42,28 @@ describe("a person's read by a merged-away id is audited with the survivor answe
     await expectProblem(await read(`${missing}/context`), 404, "not_found");
     await expectProblem(await read(missing), 404, "not_found");
 
+    await expectProblem(await read(`${missing}/timeline`), 404, "not_found");
+    await expectProblem(await read(`${missing}/search?q=parcel`), 404, "not_found");
+    // A context the person already holds answers `unchanged`, and still names whose it was.
+    const held = ContextSchema.parse(
+      await json(await call("POST", `/spaces/${space.name}/v1/context`, { token: review, body: { handle: YOUNGER } }), 200),
+    );
+    const again = await json(
+      await call("POST", `/spaces/${space.name}/v1/context`, { token: review, body: { handle: YOUNGER, known_etag: held.etag } }),
+      200,
+    );
+    expect(ContextAnswerSchema.parse(again)).toEqual({ unchanged: true, etag: held.etag });
+
     const entries = await auditLog(space, await personToken(space, ["security"]));
     expect(entries.map((entry) => [entry.action, entry.outcome, entry.targets])).toEqual([
       ["context.read", "ok", [{ type: "profile", id: survivor }]],
       ["profile.read", "ok", [{ type: "profile", id: survivor }]],
       ["context.read", "not_found", [{ type: "profile", id: missing }]],
       ["profile.read", "not_found", [{ type: "profile", id: missing }]],
+      ["timeline.read", "not_found", [{ type: "profile", id: missing }]],
+      ["search.read", "not_found", [{ type: "profile", id: missing }]],
+      ["context.read", "ok", [{ type: "profile", id: survivor }]],
+      ["context.read", "ok", [{ type: "profile", id: survivor }]],
     ]);
   });
 });

@@ -585,7 +585,9 @@ describe("hot tier: a budget, eviction by recency, rebuilt from SQLite", () => {
     await fullContext(space, { handle }); // held from here on: the batches below add to it
     await accept(space, [say(handle, t0 - 2 * MINUTE, "one"), say(handle, t0 - MINUTE, "A")]);
     await accept(space, [say(handle, t0 - MINUTE, "B")]);
+    await later(space, 1_000); // compiled, so that nothing but the order could change the ETag
     const held = await fullContext(space, { handle });
+    expect(held.compiled.pending).toBe(0);
     expect(held.live.map((item) => item.text)).toEqual(["zero", "one", "A", "B"]);
     await restartSpaceObject(space);
     const reloaded = await fullContext(space, { handle });

@@ -22,8 +22,14 @@ export interface ContextRead {
   now: number;
 }
 
+/** A context answered and the profile it is of, which an `unchanged` answer does not say (the audit needs it). */
+export interface AnsweredContext {
+  profileId: string;
+  answer: ContextAnswer;
+}
+
 /** `POST /v1/context`: the profile holding a handle. A read never creates anything: an unknown handle is `404`. */
-export function contextOfHandle(sql: SqlStorage, handle: ContextInput["handle"], read: ContextRead): ContextAnswer {
+export function contextOfHandle(sql: SqlStorage, handle: ContextInput["handle"], read: ContextRead): AnsweredContext {
   const normalized = normalizeHandle(handle);
   if (!normalized.ok) throw new Problem("invalid_input", `handle.value: ${normalized.rule}`);
   const found = findHandle(sql, normalized.handle);
@@ -36,7 +42,7 @@ export function contextOfHandle(sql: SqlStorage, handle: ContextInput["handle"],
  * tier), and its compiled memory as it stands (never waiting for a compile). The ETag covers
  * everything but `as_of`.
  */
-export function contextOf(sql: SqlStorage, profileId: string, read: ContextRead): ContextAnswer {
+export function contextOf(sql: SqlStorage, profileId: string, read: ContextRead): AnsweredContext {
   const profile = profileIdentity(sql, profileId, read.viewer);
   if (!profile) throw new Problem("not_found", "no such profile");
   const members = membersOf(sql, profile.profile_id);
@@ -56,8 +62,8 @@ export function contextOf(sql: SqlStorage, profileId: string, read: ContextRead)
   };
   const etag = `"${fingerprint(JSON.stringify([profile_id, body]))}"`;
   recordServedContext(sql, etag, profile_id, read.now);
-  if (read.knownEtag === etag) return { unchanged: true, etag };
-  return { profile_id, etag, as_of: new Date(read.now).toISOString(), ...body };
+  if (read.knownEtag === etag) return { profileId: profile_id, answer: { unchanged: true, etag } };
+  return { profileId: profile_id, answer: { profile_id, etag, as_of: new Date(read.now).toISOString(), ...body } };
 }
 
 /**

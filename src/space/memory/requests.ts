@@ -14,20 +14,19 @@ import type { ContextUseQuery, ContextUseReport } from "../../contract/measureme
 import { type ProfileSearchQuery, SearchInputSchema, type SearchPage } from "../../contract/search";
 import { type BodyInput, parseJsonBody } from "../../http/body";
 import { parseOrRefuse } from "../../http/issues";
-import type { Outcome } from "../../http/problem";
-import { viewerOf } from "../access";
+import { type Outcome, ok } from "../../http/problem";
+import { type Caller, viewerOf } from "../access";
 import { contextUseReport } from "../measurement/context-use";
 import type { SpaceRequests } from "../requests";
 import { indexBacklogLength } from "../search/backlog";
 import { searchProfile, searchSpace } from "../search/search";
 import { compileEventsWaiting, compileQueueLength } from "./compiler";
-import { contextOf, contextOfHandle } from "./context";
+import { type AnsweredContext, contextOf, contextOfHandle } from "./context";
 import { ingestFeedback } from "./feedback";
 import { DEFAULT_HISTORY_TEXT_LEVEL, historyItem, openHistory, showsText } from "./history";
 import { timelineOf, timelineOfHandle, timelineRequest } from "./timeline";
 
 const profileTarget = (id: string): AuditTarget => ({ type: "profile", id });
-const contextTarget = (answer: ContextAnswer) => ("profile_id" in answer ? [profileTarget(answer.profile_id)] : []);
 const historyTarget = (item: HistoryItem) => [profileTarget(item.profile_id)];
 const timelineTarget = (page: TimelinePage) => [profileTarget(page.profile_id)];
 
@@ -40,24 +39,32 @@ export class MemoryRequests {
   }
 
   readContext(credential: PresentedCredential, body: BodyInput, requestId: string | null): Promise<Outcome<ContextAnswer>> {
-    const space = this.#space;
-    return space.readByPerson(credential, { action: "context.read", requestId, targetsOf: contextTarget }, () =>
-      space.admitted(credential, POLICIES.context, (caller, now) => {
-        const input = parseOrRefuse(ContextInputSchema, parseJsonBody(body));
-        const read = { hot: space.hot, viewer: viewerOf(caller), knownEtag: input.known_etag, about: input.about, now };
-        return contextOfHandle(space.sql, input.handle, read);
-      }),
-    );
+    return this.#context(credential, requestId, undefined, (caller, now) => {
+      const input = parseOrRefuse(ContextInputSchema, parseJsonBody(body));
+      const read = { hot: this.#space.hot, viewer: viewerOf(caller), knownEtag: input.known_etag, about: input.about, now };
+      return contextOfHandle(this.#space.sql, input.handle, read);
+    });
   }
 
   profileContext(credential: PresentedCredential, profileId: string, requestId: string | null): Promise<Outcome<ContextAnswer>> {
-    const space = this.#space;
-    const audit = { action: "context.read" as const, requestId, asked: profileTarget(profileId), targetsOf: contextTarget };
-    return space.readByPerson(credential, audit, () =>
-      space.admitted(credential, POLICIES.context, (caller, now) =>
-        contextOf(space.sql, profileId, { hot: space.hot, viewer: viewerOf(caller), now }),
-      ),
+    return this.#context(credential, requestId, profileTarget(profileId), (caller, now) =>
+      contextOf(this.#space.sql, profileId, { hot: this.#space.hot, viewer: viewerOf(caller), now }),
     );
+  }
+
+  /** A context read, audited for a person with the profile answered (an `unchanged` answer too). */
+  async #context(
+    credential: PresentedCredential,
+    requestId: string | null,
+    asked: AuditTarget | undefined,
+    read: (caller: Caller, now: number) => AnsweredContext,
+  ): Promise<Outcome<ContextAnswer>> {
+    const space = this.#space;
+    const targetsOf = ({ profileId }: AnsweredContext) => [profileTarget(profileId)];
+    const outcome = await space.readByPerson(credential, { action: "context.read", requestId, targetsOf, asked }, () =>
+      space.admitted(credential, POLICIES.context, read),
+    );
+    return outcome.ok ? ok(outcome.value.answer) : outcome;
   }
 
   /** `POST /v1/search` (a body) and `GET /v1/profiles/{id}/search` (a profile id and its query string). */
@@ -70,7 +77,8 @@ export class MemoryRequests {
     // Messages not indexed yet are indexed in a transaction of their own before the search reads.
     const committed = (work: () => void) => space.db.transaction(work);
     const targetsOf = (page: SearchPage) => [...new Set(page.results.map((result) => result.profile_id))].map(profileTarget);
-    return space.readByPerson(credential, { action: "search.read", requestId, targetsOf }, () =>
+    const asked = "profileId" in request ? profileTarget(request.profileId) : undefined;
+    return space.readByPerson(credential, { action: "search.read", requestId, targetsOf, asked }, () =>
       space.admitted(credential, POLICIES.search, (caller) => {
         const viewer = viewerOf(caller);
         if ("profileId" in request) {
@@ -129,7 +137,8 @@ export class MemoryRequests {
     requestId: string | null,
   ): Promise<Outcome<TimelinePage>> {
     const space = this.#space;
-    return space.readByPerson(credential, { action: "timeline.read", requestId, targetsOf: timelineTarget }, () =>
+    const audit = { action: "timeline.read" as const, requestId, targetsOf: timelineTarget, asked: profileTarget(profileId) };
+    return space.readByPerson(credential, audit, () =>
       space.admitted(credential, POLICIES.context, (caller) => {
         const channels = query.channels?.split(",");
         return space.paged("timeline", query.cursor, "query.cursor", (cursor) =>
