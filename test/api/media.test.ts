@@ -5,7 +5,7 @@ import { routedRequest } from "../../src/edge/address";
 import { app } from "../../src/edge/app";
 import { importUploadKey, signUploadGrant } from "../../src/edge/media/upload-token";
 import { deleteErasedMedia, eraseMedia } from "../../src/space/media/erasure";
-import { EXPIRY_GRACE_MS } from "../../src/space/media/expiry";
+import { EXPIRY_GRACE_MS, LATE_UPLOAD_MS } from "../../src/space/media/expiry";
 import { mediaKey } from "../../src/space/media/keys";
 import { UPLOAD_WINDOW_MS } from "../../src/space/media/reservations";
 import type { SpaceObject } from "../../src/space/object";
@@ -440,7 +440,7 @@ describe("POST /v1/forget reaches media", () => {
 });
 
 describe("POST /v1/forget reaches media: uploads that race it, R2 that fails it", () => {
-  it("deletes the bytes of a presigned upload that reached R2 after the erasure, once the reservation's window is over", async () => {
+  it("deletes the bytes of a presigned upload that reached R2 after the erasure, once the reservation's window is over, and later", async () => {
     const space = await createSpace();
     const subject = { type: "phone_e164", value: "+15555550141" };
     const bytes = randomBytes(64);
@@ -452,6 +452,10 @@ describe("POST /v1/forget reaches media: uploads that race it, R2 that fails it"
     await later(space, UPLOAD_WINDOW_MS + EXPIRY_GRACE_MS + 1_000);
     expect(await storedObject(space, reservation.media_ref)).toBeNull();
     expect(await query(space, "SELECT media_ref FROM media")).toEqual([]);
+    // An upload slower than the grace: its bytes land later still, and go at the last look.
+    await env.FILES.put(mediaKey(space.name, reservation.media_ref), bytes, { sha256: reservation.sha256 });
+    await later(space, LATE_UPLOAD_MS);
+    expect(await storedObject(space, reservation.media_ref)).toBeNull();
     expect(await query(space, "SELECT key FROM timers WHERE kind = 'media.expiry'")).toEqual([]);
   });
 

@@ -85,7 +85,7 @@ export class Limits {
       events_per_day: this.#counts.used("events_per_day", now),
       requests_per_minute: this.#counts.used("requests_per_minute", now),
       storage_bytes: { periodStart: month, used: this.#sql.databaseSize },
-      media_bytes: { periodStart: month, used: heldMediaBytes(this.#sql, now) },
+      media_bytes: { periodStart: month, used: heldMediaBytes(this.#sql) },
     };
   }
 }

@@ -58,16 +58,24 @@ export class MediaRequests {
   /**
    * Expired reservations (their timers fired): stored if R2 holds their bytes, else deleted
    * (`expiry.ts`). Bytes of a reservation forget erased go too: a presigned upload that raced the
-   * erasure reached R2 after forget deleted its key.
+   * erasure reached R2 after forget deleted its key. R2 failing stops nothing else of the alarm's
+   * round: it is logged, and the held timers fire again.
    */
   async settleExpired(refs: readonly string[]): Promise<void> {
     const space = this.#space;
-    const { waiting, erased } = expiredReservations(space.sql, refs);
-    const arrived = new Set(await arrivedInR2(space.env.FILES, space.spaceName(), waiting));
-    // Bytes R2 would not have taken for the reservation (another length or hash) go with it.
-    const refused = [...waiting.filter((record) => !arrived.has(record.mediaRef)).map((record) => record.mediaRef), ...erased];
-    if (refused.length > 0) await space.env.FILES.delete(refused.map((ref) => mediaKey(space.spaceName(), ref)));
-    space.db.transaction(() => settleExpired(space.sql, refs, arrived, space.now()));
+    try {
+      const { waiting, erased } = expiredReservations(space.sql, refs);
+      const arrived = new Set(await arrivedInR2(space.env.FILES, space.spaceName(), waiting));
+      // Bytes R2 would not have taken for the reservation (another length or hash) go with it.
+      const refused = [...waiting.filter((record) => !arrived.has(record.mediaRef)).map((record) => record.mediaRef), ...erased];
+      if (refused.length > 0) await space.env.FILES.delete(refused.map((ref) => mediaKey(space.spaceName(), ref)));
+      space.db.transaction(() => settleExpired(space.sql, refs, { arrived, refused }, space.now()));
+    } catch (error) {
+      const at = (error as Error).stack?.split("\n")[1]?.trim() ?? null;
+      console.error(
+        JSON.stringify({ message: "media settlement failed", reservations: refs.length, error: (error as Error).name, at }),
+      );
+    }
   }
 
   /** The development store, before it streams an upload into R2 (the edge checked its token): the reservation, if it takes one. */

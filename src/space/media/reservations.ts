@@ -63,7 +63,7 @@ export function reserveMedia(
   now: number,
   mediaShare: number | null,
 ): MediaRecord {
-  if (mediaShare !== null && heldMediaBytes(sql, now, true) + input.size_bytes > mediaShare) {
+  if (mediaShare !== null && heldMediaBytes(sql, true) + input.size_bytes > mediaShare) {
     throw new Problem("rate_limited", "the tenant's media quota is used up", { "Retry-After": "3600" });
   }
   let profileId: string | null = null;
@@ -152,12 +152,14 @@ export function completeUpload(sql: SqlStorage, mediaRef: string, now: number): 
   throw new Problem("conflict", "this reservation was uploaded already; reserve again");
 }
 
-/** Bytes of media the space holds; with `open`, also the bytes reservations still open may bring. */
-export function heldMediaBytes(sql: SqlStorage, now: number, open = false): number {
+/**
+ * Bytes of media the space holds; with `open`, also the bytes reservations not yet settled may
+ * bring: past its `expires_at` a presigned upload may still land, until `settleExpired`.
+ */
+export function heldMediaBytes(sql: SqlStorage, open = false): number {
   return sql
     .exec<{ bytes: number }>(
-      `SELECT coalesce(sum(size_bytes), 0) AS bytes FROM media WHERE status = 'stored'${open ? " OR (status = 'reserved' AND expires_at > ?)" : ""}`,
-      ...(open ? [now] : []),
+      `SELECT coalesce(sum(size_bytes), 0) AS bytes FROM media WHERE status IN (${open ? "'stored', 'reserved'" : "'stored'"})`,
     )
     .one().bytes;
 }
