@@ -45,7 +45,7 @@ export async function seedDemo(origin, operatorToken) {
   const key = await call(origin, "POST", `/control/v1/sources/${source.source_id}/keys`, {
     token,
     idempotencyKey: crypto.randomUUID(),
-    body: { scopes: ["track", "act", "context", "search", "identify", "admin", "analytics"], mode: "live" },
+    body: { scopes: ["track", "act", "context", "search", "identify", "admin"], mode: "live" },
   });
   return {
     space,

@@ -22,6 +22,20 @@ export const AttributeTraitSchema = z.enum([
   "state",
 ]);
 
+/**
+ * A map whose keys the client names. zod's records skip an own `__proto__` key, which would drop
+ * it without a word; it is refused (`forbidden_key`) before the map is read, as batch items
+ * refuse it, and the document says so in `propertyNames`.
+ */
+function clientKeyed<T extends z.ZodType>(record: T) {
+  return z.preprocess((value, ctx) => {
+    if (value !== null && typeof value === "object" && Object.hasOwn(value, "__proto__")) {
+      ctx.issues.push({ code: "custom", message: "forbidden_key", params: { rule: "forbidden_key" }, input: value });
+    }
+    return value;
+  }, record);
+}
+
 /** Keys of a space's configuration (DESIGN 3.11). Every key is optional; a missing one takes its default. */
 export const SpaceConfigValuesSchema = z
   .strictObject({
@@ -55,10 +69,12 @@ export const SpaceConfigValuesSchema = z
       description:
         'Events older than this many days (by `occurred_at`) have their content erased, with what was derived only from them, by a daily run (docs/api/privacy.md "Retention"); their tombstones stay. None: kept until erased.',
     }),
-    identity_traits: z
-      .record(text(1, 128), AttributeTraitSchema.nullable())
-      // The names' lengths, as the server holds them (zod-to-openapi leaves a record's key schema out).
-      .openapi({ propertyNames: { minLength: 1, maxLength: 128 } } as Record<never, never>)
+    identity_traits: clientKeyed(
+      z
+        .record(text(1, 128), AttributeTraitSchema.nullable())
+        // The names as the server holds them (zod-to-openapi leaves a record's key schema out).
+        .openapi({ propertyNames: { minLength: 1, maxLength: 128, not: { const: "__proto__" } } } as Record<never, never>),
+    )
       .optional()
       .openapi({
         description:

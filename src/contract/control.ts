@@ -27,13 +27,27 @@ const EmailSchema = text(3, 320).regex(
 );
 const PasswordSchema = text(12, 256);
 
+/**
+ * A list that names each element once: one named twice is refused (`duplicate_items`), since the
+ * list is a set (a duplicate once hid a role lost from a change of roles). The document says so
+ * with `uniqueItems`.
+ */
+function setOf<T extends z.ZodType>(item: T, min: number, max: number) {
+  return z
+    .array(item)
+    .min(min)
+    .max(max)
+    .refine((values) => new Set(values).size === values.length, { params: { rule: "duplicate_items" } })
+    .openapi({ uniqueItems: true });
+}
+
 export const PersonInputSchema = z
   .strictObject({
     email: EmailSchema,
     password: PasswordSchema,
     name: NameSchema.optional(),
-    roles: z.array(RoleSchema).min(1).max(6),
-    vendor_sources: z.array(UuidSchema).max(200).optional(),
+    roles: setOf(RoleSchema, 1, 6),
+    vendor_sources: setOf(UuidSchema, 0, 200).optional(),
   })
   .openapi("PersonInput");
 

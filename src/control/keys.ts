@@ -40,11 +40,12 @@ async function issueSecret(issuer: KeyIssuer, space: SpaceRow, keyId: string, mo
 export async function createKey(
   db: ControlDb,
   issuer: KeyIssuer,
-  source: { tenantId: string; sourceId: string },
+  source: { tenantId: string; sourceId: string; kind: string },
   space: SpaceRow,
   input: KeyInput,
   now: number,
 ): Promise<Key> {
+  requireScopesOfKind(input.scopes, source.kind);
   const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
   if (expiresAt !== null && expiresAt <= now) throw new Problem("invalid_input", "expires_at: in_the_past");
   const keyId = newKeyId();
@@ -67,9 +68,24 @@ export async function createKey(
   return keyView(row, key);
 }
 
+/** `analytics` is for analyst sources only (SPEC, base-wide analysis); the input schema cannot know the source. */
+function requireScopesOfKind(scopes: readonly Scope[], kind: string): void {
+  const at = scopes.indexOf("analytics");
+  if (at >= 0 && kind !== "analyst") throw new Problem("invalid_input", `scopes.${at}: analyst_sources_only`);
+}
+
+/**
+ * A key that no longer works cannot be rotated: its new secret would be refused too. A revoked or
+ * expired key exists (revoking it again answers it), so it is `409`, not `404`.
+ */
+function requireLive(row: KeyRow, now: number): void {
+  if (row.status === "revoked") throw new Problem("conflict", "the key is revoked; create a new one");
+  if (row.expiresAt !== null && row.expiresAt <= now) throw new Problem("conflict", "the key has expired; create a new one");
+}
+
 /** A new secret for the same key id; the old secret stops working at once. */
 export async function rotateKey(db: ControlDb, issuer: KeyIssuer, row: KeyRow, space: SpaceRow, now: number): Promise<Key> {
-  if (row.status !== "active") throw new Problem("not_found", "no such active key");
+  requireLive(row, now);
   const { key, digest } = await issueSecret(issuer, space, row.keyId, row.mode as KeyMode);
   db.update(keys).set({ digest, rotatedAt: now }).where(eq(keys.keyId, row.keyId)).run();
   return keyView({ ...row, digest, rotatedAt: now }, key);

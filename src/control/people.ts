@@ -130,8 +130,11 @@ export function removePerson(db: ControlDb, tenantId: string, personId: string, 
   cutPerson(db, person, person.tokenGeneration + 1, now);
 }
 
+/** Whether two lists hold the same values, however often each is named. */
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((value) => b.includes(value));
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((value) => right.has(value));
 }
 
 export function listPeople(db: ControlDb, tenantId: string, after: string | null, limit: number) {

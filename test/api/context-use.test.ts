@@ -331,14 +331,7 @@ describe("GET /v1/measurement/context-use: sources and range", () => {
 describe("GET /v1/measurement/context-use: a key with admin, or a person with analysis or integration", () => {
   it("refuses a key without admin with 403 scope_missing and a person without the roles with 403 forbidden", async () => {
     const space = await createSpace();
-    const key = await createKey(space.tenant.token, space.sourceId, [
-      "track",
-      "context",
-      "analytics",
-      "act",
-      "search",
-      "identify",
-    ]);
+    const key = await createKey(space.tenant.token, space.sourceId, ["track", "context", "act", "search", "identify"]);
     await expectProblem(await reportResponse(space, {}, key.key), 403, "scope_missing");
     for (const roles of [["review"], ["security"], ["vendor"]]) {
       await expectProblem(await reportResponse(space, {}, await personToken(space, roles)), 403, "forbidden");

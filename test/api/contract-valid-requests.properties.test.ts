@@ -13,6 +13,8 @@ import type { Operation } from "../support/served-document";
 /** Refusals of a valid request that depend on state or time, not on shape (README). */
 const STATE_RULES = [
   /^expires_at: in_the_past$/,
+  // `analytics` on a key of a source that is no analyst's: the kind is the source's, not the request's.
+  /^scopes\.\d+: analyst_sources_only$/,
   // A cursor in a query string (`query.cursor`) or in a body (`cursor`).
   /^(query\.)?cursor: not_issued_by_this_service$/,
   // Context use: the range between two dates (and to today, by default) is not a shape.

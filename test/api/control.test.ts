@@ -1,5 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { SpaceConfigSchema } from "../../src/contract/config";
+import { KeySchema } from "../../src/contract/control";
+import { ProblemSchema } from "../../src/contract/problem";
 import type { ControlObject } from "../../src/control/object";
 import { batch, call, createKey, createSpace, createTenant, json, message, OPERATOR_TOKEN, uniqueName } from "../support/seed";
 
@@ -7,7 +10,7 @@ async function expectProblem(response: Response, status: number, code: string) {
   const text = await response.text();
   expect(response.status, text).toBe(status);
   expect(response.headers.get("content-type")).toBe("application/problem+json");
-  const problem = JSON.parse(text);
+  const problem = ProblemSchema.parse(JSON.parse(text));
   expect(problem.code).toBe(code);
   return problem;
 }
@@ -356,14 +359,72 @@ describe("control API: keys and Idempotency-Key", () => {
     );
     expect(revoked.status).toBe("revoked");
     expect(revoked).not.toHaveProperty("key");
-    await expectProblem(
-      await call("POST", `/control/v1/keys/${space.keyId}/rotate`, {
+  });
+
+  it("refuses to rotate a revoked or an expired key with 409, and another tenant's key with 404", async () => {
+    const space = await createSpace();
+    const rotate = (keyId: string, token = space.tenant.token) =>
+      call("POST", `/control/v1/keys/${keyId}/rotate`, { token, headers: { "idempotency-key": crypto.randomUUID() } });
+    const create = (expiresAt: string) =>
+      call("POST", `/control/v1/sources/${space.sourceId}/keys`, {
         token: space.tenant.token,
-        headers: { "idempotency-key": "rr" },
+        headers: { "idempotency-key": crypto.randomUUID() },
+        body: { scopes: ["track"], expires_at: expiresAt },
+      });
+    const expiring = KeySchema.parse(await json(await create(new Date(Date.now() + 60_000).toISOString()), 201));
+    const rotated = KeySchema.parse(await json(await rotate(expiring.key_id), 200));
+    expect(rotated.key).toBeDefined();
+
+    const control = env.CONTROL.get(env.CONTROL.idFromName("control"));
+    await runInDurableObject(control, (instance: ControlObject) => {
+      instance.clock = { now: () => Date.now() + 61_000 };
+    });
+    try {
+      const problem = await expectProblem(await rotate(expiring.key_id), 409, "conflict");
+      expect(problem.detail).toBe("the key has expired; create a new one");
+    } finally {
+      await runInDurableObject(control, (instance: ControlObject) => {
+        instance.clock = { now: () => Date.now() };
+      });
+    }
+
+    await json(
+      await call("POST", `/control/v1/keys/${space.keyId}/revoke`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": crypto.randomUUID() },
       }),
-      404,
-      "not_found",
+      200,
     );
+    const problem = await expectProblem(await rotate(space.keyId), 409, "conflict");
+    expect(problem.detail).toBe("the key is revoked; create a new one");
+    const stranger = await createTenant();
+    await expectProblem(await rotate(space.keyId, stranger.token), 404, "not_found");
+  });
+
+  it("gives the analytics scope to keys of analyst sources only", async () => {
+    const space = await createSpace();
+    const createFor = (sourceId: string, scopes: string[]) =>
+      call("POST", `/control/v1/sources/${sourceId}/keys`, {
+        token: space.tenant.token,
+        headers: { "idempotency-key": crypto.randomUUID() },
+        body: { scopes },
+      });
+    const sourceOf = async (kind: string) =>
+      (
+        await json<{ source_id: string }>(
+          await call("POST", `/control/v1/spaces/${space.spaceId}/sources`, {
+            token: space.tenant.token,
+            body: { name: kind, kind },
+          }),
+          201,
+        )
+      ).source_id;
+    for (const kind of ["agent", "system", "human_desk"]) {
+      const problem = await expectProblem(await createFor(await sourceOf(kind), ["track", "analytics"]), 422, "invalid_input");
+      expect(problem.detail, kind).toBe("scopes.1: analyst_sources_only");
+    }
+    const analyst = KeySchema.parse(await json(await createFor(await sourceOf("analyst"), ["analytics"]), 201));
+    expect(analyst.scopes).toEqual(["analytics"]);
   });
 });
 
@@ -385,12 +446,35 @@ describe("control API: versioned space configuration", () => {
       ["suggestion_threshold", 0.5, 0.49],
       ["summarizer_daily_limit", 1_000_000, 1_000_001],
       ["summarizer_model", "@cf/meta/llama-3.1-8b-instruct", "gpt-4o"],
+      ["hot_tier_budget_mb", 1024, 1025],
+      ["hot_tier_budget_mb", 1, 0],
+      ["silent_after_h", 2160, 2161],
+      ["silent_after_h", 1, 0],
+      ["session_windows", { whatsapp: 90 * 86_400 }, { whatsapp: 90 * 86_400 + 1 }],
+      ["session_windows", { task: 1 }, { task: 0 }],
+      ["history_text_level", "no_customer", "V5"],
     ];
     for (const [name, taken, refused] of bounds) {
       expect((await put({ [name]: taken })).status, `${name} ${JSON.stringify(taken)}`).toBe(200);
       const problem = await expectProblem(await put({ [name]: refused }), 422, "invalid_input");
       expect(problem.detail, `${name} ${JSON.stringify(refused)}`).toContain(name);
     }
+  });
+
+  it("refuses an identity_traits key __proto__ with 422 instead of dropping it", async () => {
+    const space = await createSpace();
+    const path = `/control/v1/spaces/${space.spaceId}/config`;
+    const put = (traits: string) =>
+      call("PUT", path, {
+        token: space.tenant.token,
+        rawBody: `{"values": {"identity_traits": ${traits}}}`,
+        headers: { "content-type": "application/json" },
+      });
+    const problem = await expectProblem(await put('{"__proto__": "postal_code", "plz": "postal_code"}'), 422, "invalid_input");
+    expect(problem.detail).toBe("values.identity_traits: forbidden_key");
+    expect(SpaceConfigSchema.parse(await json(await call("GET", path, { token: space.tenant.token }), 200)).version).toBe(0);
+    const stored = SpaceConfigSchema.parse(await json(await put('{"plz": "postal_code", "proto": null}'), 200));
+    expect(stored.values.identity_traits).toEqual({ plz: "postal_code", proto: null });
   });
 
   it("stores every PUT as a new version, serves old versions, and refuses unknown keys", async () => {

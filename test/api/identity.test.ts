@@ -581,7 +581,7 @@ describe("profile reads mask identifier values by role and by scope", () => {
     const trackOnly = await createKey(space.tenant.token, space.sourceId, ["track"]);
     await expectProblem(await getProfileResponse(space, profileId, trackOnly.key), 403, "scope_missing");
     await expectProblem(await lookupResponse(space, phone(PHONE_A), trackOnly.key), 403, "scope_missing");
-    const others = await createKey(space.tenant.token, space.sourceId, ["track", "act", "search", "admin", "analytics"]);
+    const others = await createKey(space.tenant.token, space.sourceId, ["track", "act", "search", "admin"]);
     await expectProblem(await getProfileResponse(space, profileId, others.key), 403, "scope_missing");
   });
 

@@ -303,8 +303,8 @@ describe("MCP endpoint: each tool answers what its route answers", () => {
 describe("MCP endpoint: failures are tool errors with the problem code", () => {
   it("names the scope a tool needs when the key lacks it", async () => {
     const space = await createSpace();
-    // `analytics` is no tool's scope.
-    const { key } = await createKey(space.tenant.token, space.sourceId, ["analytics"]);
+    // `admin` is no tool's scope.
+    const { key } = await createKey(space.tenant.token, space.sourceId, ["admin"]);
     const client = await connect(space, key);
     const handle = phone("+15555550160");
     const args = refusedCallArguments(handle);

@@ -1,8 +1,11 @@
 import { env, runInDurableObject } from "cloudflare:test";
+import { drizzle } from "drizzle-orm/durable-sqlite";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { TOKEN_REFUSED } from "../../src/auth/person-token";
 import { PersonSchema } from "../../src/contract/control";
+import { ProblemSchema } from "../../src/contract/problem";
+import { getPerson, updatePerson } from "../../src/control/people";
 import { call, createSpace, createTenant, json, type Space, uniqueName } from "../support/seed";
 
 const PASSWORD = "correct horse battery staple";
@@ -132,6 +135,44 @@ describe("a person token that does not pass: one answer, whatever the reason", (
     }
     expect([...details]).toEqual([TOKEN_REFUSED]);
   });
+
+  it("is 401, not 403 or 422, on a route without an audit action when the person lacks its role or sends bad input", async () => {
+    const space = await createSpace();
+    const person = await addPerson(space, ["review"]);
+    const admin = await login(space.tenant.email);
+    // Live, the review person is refused these for the role (403) and the admin for the query (422).
+    const refusedForRole = [
+      "/control/v1/people",
+      "/control/v1/projects",
+      "/control/v1/usage",
+      `/control/v1/spaces/${space.spaceId}/config`,
+    ];
+    for (const path of refusedForRole) expect((await call("GET", path, { token: person.token })).status, path).toBe(403);
+    expect((await call("GET", "/control/v1/projects?limit=0", { token: admin })).status).toBe(422);
+
+    expect((await call("POST", "/control/v1/auth/logout", { token: person.token })).status).toBe(204);
+    expect((await call("POST", "/control/v1/auth/logout", { token: admin })).status).toBe(204);
+    for (const path of refusedForRole) {
+      const problem = ProblemSchema.parse(await json(await call("GET", path, { token: person.token }), 401));
+      expect(problem.detail, path).toBe(TOKEN_REFUSED);
+    }
+    const badQuery = ProblemSchema.parse(await json(await call("GET", "/control/v1/projects?limit=0", { token: admin }), 401));
+    expect(badQuery.detail).toBe(TOKEN_REFUSED);
+  });
+
+  it("is 401 on a route without an audit action for a person whose roles changed or who was removed", async () => {
+    const space = await createSpace();
+    const changed = await addPerson(space, ["review", "security"]);
+    const removed = await addPerson(space, ["review"]);
+    await json(
+      await call("PATCH", `/control/v1/people/${changed.id}`, { token: space.tenant.token, body: { roles: ["review"] } }),
+      200,
+    );
+    expect((await call("DELETE", `/control/v1/people/${removed.id}`, { token: space.tenant.token })).status).toBe(204);
+    for (const token of [changed.token, removed.token]) {
+      await expectUnauthenticated(await call("GET", "/control/v1/people", { token }));
+    }
+  });
 });
 
 describe("people and roles: a change ends the person's tokens on the next request", () => {
@@ -185,6 +226,60 @@ describe("people and roles: a change ends the person's tokens on the next reques
       200,
     );
     await expectUnauthenticated(await whoami(space, person.token));
+  });
+
+  it("refuses roles or vendor_sources naming one twice with 422, and ends nothing", async () => {
+    const space = await createSpace();
+    const person = await addPerson(space, ["review", "security"]);
+    const patch = (body: unknown) => call("PATCH", `/control/v1/people/${person.id}`, { token: space.tenant.token, body });
+    const twice = [
+      [{ roles: ["review", "review"] }, "roles: duplicate_items"],
+      [{ vendor_sources: [space.sourceId, space.sourceId] }, "vendor_sources: duplicate_items"],
+    ] as const;
+    for (const [body, detail] of twice) {
+      expect(ProblemSchema.parse(await json(await patch(body), 422)).detail).toBe(detail);
+    }
+    const created = await call("POST", "/control/v1/people", {
+      token: space.tenant.token,
+      body: { email: `${uniqueName("p")}@example.test`, password: PASSWORD, roles: ["admin", "admin"] },
+    });
+    expect(ProblemSchema.parse(await json(created, 422)).detail).toBe("roles: duplicate_items");
+
+    expect(PersonSchema.parse(await json(await me(person.token), 200)).roles).toEqual(["review", "security"]);
+    // The same roles in another order are no change: the token stays.
+    expect(PersonSchema.parse(await json(await patch({ roles: ["security", "review"] }), 200)).roles).toEqual([
+      "security",
+      "review",
+    ]);
+    expect((await me(person.token)).status).toBe(200);
+  });
+
+  it("compares roles as sets: a stored list naming a role twice ends the tokens when a role is lost or gained", async () => {
+    const space = await createSpace();
+    const person = await addPerson(space, ["review", "security"]);
+    const control = env.CONTROL.get(env.CONTROL.idFromName("control"));
+    const generations = await runInDurableObject(control, (_instance, state) => {
+      const db = drizzle(state.storage);
+      const now = Date.now();
+      const before = getPerson(db, person.id)?.tokenGeneration ?? -1;
+      // The domain function is reached without the schema: a duplicate must not hide a lost role.
+      const lost = updatePerson(db, space.tenant.tenantId, person.id, { roles: ["review", "review"] }, now).tokenGeneration;
+      const gained = updatePerson(db, space.tenant.tenantId, person.id, { roles: ["review", "analysis"] }, now).tokenGeneration;
+      const same = updatePerson(
+        db,
+        space.tenant.tenantId,
+        person.id,
+        { roles: ["analysis", "review", "review"] },
+        now,
+      ).tokenGeneration;
+      return { before, lost, gained, same };
+    });
+    expect(generations).toEqual({
+      before: generations.before,
+      lost: generations.before + 1,
+      gained: generations.before + 2,
+      same: generations.before + 2,
+    });
   });
 
   it("keeps the tenant's last admin, and never touches another tenant's person", async () => {

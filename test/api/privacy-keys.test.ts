@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectProblem, personToken, query } from "../support/identity";
 import { receiptKey } from "../support/privacy";
-import { ALL_SCOPES, call, createKey, createSpace, json, type Space } from "../support/seed";
+import { AGENT_SCOPES, call, createKey, createSpace, json, type Space } from "../support/seed";
 
 /**
  * `GET /v1/privacy/receipt-key` (docs/api/privacy.md): any valid key of the space and any person
@@ -13,7 +13,7 @@ import { ALL_SCOPES, call, createKey, createSpace, json, type Space } from "../s
 const keyPath = (space: Space, kid?: string) =>
   `/spaces/${space.name}/v1/privacy/receipt-key${kid === undefined ? "" : `?kid=${encodeURIComponent(kid)}`}`;
 
-/** Another space of the same tenant (its own project), with a source and an all-scopes key. */
+/** Another space of the same tenant (its own project), with a source and a key of every scope an agent may hold. */
 async function siblingSpace(space: Space): Promise<{ name: string; key: string }> {
   const token = space.tenant.token;
   const project = await json<{ project_id: string }>(
@@ -28,7 +28,7 @@ async function siblingSpace(space: Space): Promise<{ name: string; key: string }
     await call("POST", `/control/v1/spaces/${sibling.space_id}/sources`, { token, body: { name: "Agent", kind: "agent" } }),
     201,
   );
-  return { name: sibling.name, key: (await createKey(token, source.source_id, ALL_SCOPES)).key };
+  return { name: sibling.name, key: (await createKey(token, source.source_id, AGENT_SCOPES)).key };
 }
 
 describe("the receipt key: refused to other tenants' people and other spaces' keys", () => {

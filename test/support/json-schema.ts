@@ -8,7 +8,7 @@ import { rewriteRefs } from "../../src/edge/mcp/schemas";
  * `$ref`, `type` (one or several), `enum`, `const`, `anyOf`/`oneOf` (alternatives), `allOf`
  * with `anyOf`/`oneOf` of `required`/`properties` fragments (rules over several fields),
  * `not: {}` (a field that must be absent), string lengths, patterns and formats, number ranges,
- * array sizes, objects with or without extra properties.
+ * array sizes and `uniqueItems`, objects with or without extra properties.
  */
 export type Schema = { [keyword: string]: unknown };
 
@@ -107,11 +107,16 @@ function build(set: SchemaSet, node: Schema, use: StringUse): fc.Arbitrary<unkno
   switch (types[0]) {
     case "object":
       return objectOf(set, node, use);
-    case "array":
-      return fc.array(arbitraryOf(set, (node.items as Schema) ?? {}, use), {
+    case "array": {
+      const items = arbitraryOf(set, (node.items as Schema) ?? {}, use);
+      const sizes = {
         minLength: Number(node.minItems ?? 0),
         maxLength: Math.min(Number(node.maxItems ?? MAX_GENERATED_ITEMS), Number(node.minItems ?? 0) + MAX_GENERATED_ITEMS),
-      });
+      };
+      return node.uniqueItems === true
+        ? fc.uniqueArray(items, { ...sizes, selector: (value) => JSON.stringify(value) })
+        : fc.array(items, sizes);
+    }
     case "string":
       return stringOf(node, use);
     case "integer":

@@ -2,7 +2,8 @@ import { SELF } from "cloudflare:test";
 
 export const ORIGIN = "http://service.test";
 export const OPERATOR_TOKEN = "test-operator-token";
-export const ALL_SCOPES = ["track", "act", "context", "search", "identify", "admin", "analytics"] as const;
+/** Every scope a key of an agent (or any source but an analyst's) may carry: `analytics` is for analyst sources only. */
+export const AGENT_SCOPES = ["track", "act", "context", "search", "identify", "admin"] as const;
 
 let counter = 0;
 /** A name no other test uses: tests share one ControlObject, and space names are unique. */
@@ -104,7 +105,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     }),
     201,
   );
-  const key = await createKey(tenant.token, source.source_id, options.scopes ?? ALL_SCOPES, options.mode);
+  const key = await createKey(tenant.token, source.source_id, options.scopes ?? AGENT_SCOPES, options.mode);
   return { tenant, spaceId: space.space_id, name: space.name, sourceId: source.source_id, keyId: key.key_id, key: key.key };
 }
 

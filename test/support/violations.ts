@@ -13,7 +13,7 @@ const UNKNOWN_FIELD = "zz_unknown_field";
 /**
  * Every single-constraint violation of `value` (valid against `schema`) this walk knows how to
  * make: a required field removed, an unknown field added, a wrong type, a string or number out
- * of range, a value outside an enum or a pattern, an array too short or too long. A candidate
+ * of range, a value outside an enum or a pattern, an array too short or too long or naming an element twice. A candidate
  * can still be valid (a field an alternative did not need): `isViolation` tells, and is checked
  * only for the candidate a test picks, since validating every one is slow.
  */
@@ -48,6 +48,7 @@ function walk(set: SchemaSet, schema: Schema, value: unknown, path: (string | nu
     const min = Number(node.minItems ?? 0);
     const max = node.maxItems === undefined ? null : Number(node.maxItems);
     if (min > 0) emit(path, "too_few_items", []);
+    if (node.uniqueItems === true && value.length > 0) emit(path, "duplicate_items", [...value, value[0]]);
     if (max !== null && max <= 60 && value.length > 0) {
       emit(path, "too_many_items", [...value, ...Array.from({ length: max + 1 - value.length }, () => value[0])]);
     }

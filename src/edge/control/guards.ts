@@ -19,19 +19,20 @@ export interface RouteAudit {
   target?: AuditTargetType;
 }
 
-/** The audited route of a request whose person `personOnly` has verified. */
-const audits = new WeakMap<Context, RouteAudit>();
+/** The requests whose person `personOnly` has verified, with the route's audit (null: none). */
+const verified = new WeakMap<Context, RouteAudit | null>();
 
 /**
  * Route middleware: a person token holding one of the policy's roles, kept as `c.var.person`.
- * With `audit`, a person lacking the role is recorded before the `403` (`refuse`); a credential
- * that is no person (a source key `403`, anything else `401`) names nobody and is not.
+ * A person lacking the role is refused only after the ControlObject has checked the token, so an
+ * ended token is `401` whatever its roles (`refuse`); with `audit`, the refusal is recorded. A
+ * credential that is no person (a source key `403`, anything else `401`) names nobody.
  */
 export function personOnly(policy: RoutePolicy, audit?: RouteAudit): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const person = await presentPerson(c);
     c.set("person", person);
-    if (audit) audits.set(c, audit);
+    verified.set(c, audit ?? null);
     try {
       authorize(person, policy);
     } catch (error) {
@@ -41,7 +42,7 @@ export function personOnly(policy: RoutePolicy, audit?: RouteAudit): MiddlewareH
   };
 }
 
-/** `jsonBody` for person routes: a body it refuses (`422`) is recorded first on an audited route. */
+/** `jsonBody` for person routes: a body it refuses (`422`) goes through `refuse`. */
 export const jsonInput: MiddlewareHandler<AppEnv> = async (c, next) => {
   let read = false;
   try {
@@ -55,7 +56,7 @@ export const jsonInput: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 };
 
-/** The control routes' validation hook: `invalidInput`'s `422`, recorded first on an audited route. */
+/** The control routes' validation hook: `invalidInput`'s `422`, through `refuse` on a person route. */
 export const refusedInput: Hook<unknown, AppEnv, string, Promise<void>> = async (result, c) => {
   try {
     invalidInput(result, c);
@@ -65,18 +66,28 @@ export const refusedInput: Hook<unknown, AppEnv, string, Promise<void>> = async 
 };
 
 /**
- * Throws a refusal of the edge. On an audited route (a person verified, `personOnly` with an
- * audit) a role the person lacks or input the edge could not take is first recorded by the
- * ControlObject, which checks the token before it records: a cut token is answered `401` instead.
+ * Throws a refusal of the edge. On a person route, a role the person lacks or input the edge could
+ * not take is answered only after the ControlObject has checked the token (the edge verifies only
+ * its signature and expiry): a cut token is answered `401` instead. On an audited route the
+ * object records the refusal as it checks; on another, it only checks. A request that passes
+ * needs no such call: the route's own call to the object checks the token.
  */
 async function refuse(c: Context<AppEnv>, error: unknown): Promise<never> {
-  const audit = audits.get(c);
-  if (!audit || !(error instanceof Problem) || (error.code !== "forbidden" && error.code !== "invalid_input")) throw error;
+  const audit = verified.get(c);
+  if (audit === undefined || !(error instanceof Problem) || (error.code !== "forbidden" && error.code !== "invalid_input")) {
+    throw error;
+  }
+  const control = controlObject(c.env);
+  if (!audit) {
+    // `me` checks the token and reads the person, nothing else.
+    unwrap(await control.me(c.get("person")));
+    throw error;
+  }
   // Only the path's id: it is typed by the caller too, and the object keeps it only if it is one of ours.
   const id = audit.target ? c.req.param("id") : undefined;
   const targets = audit.target && id ? [{ type: audit.target, id }] : [];
   const refusal = { code: error.code, detail: error.detail };
-  unwrap(await controlObject(c.env).refused(c.get("person"), audit.action, targets, refusal, c.get("requestId")));
+  unwrap(await control.refused(c.get("person"), audit.action, targets, refusal, c.get("requestId")));
   throw error;
 }
 
