@@ -24,45 +24,25 @@ export interface IdempotencyStore {
 /**
  * The rules of an `Idempotency-Key` (SPEC), the same in every object: the same key and request
  * within 24 hours returns the first answer; the same key with another request is `409
- * conflict`; a concurrent resend waits for the first and then gets its answer. Only successful
- * answers are kept, so a failed write can be retried with its key.
+ * conflict`. Only successful answers are kept, so a failed write can be retried with its key.
  */
 export class IdempotentWrites {
-  #inflight = new Map<string, Promise<unknown>>();
-
   /**
-   * `kept` is told when each answer kept is due to go (24 hours on): the object deletes it then
-   * (`purgeAnswers`), since an answer can hold a new key's secret or a customer's whole handles.
-   * `run` waits for it; in `runInTransaction` it must be synchronous (a timer row).
+   * `kept` is told, inside the write's transaction, when each answer kept is due to go (24 hours
+   * on): the space sets a timer row for it, since an answer can hold a customer's whole handles.
+   * The control object sets its alarm after the transaction instead.
    */
   constructor(
     private readonly store: IdempotencyStore,
     private readonly now: () => number,
-    private readonly kept: (expiresAt: number) => void | Promise<void>,
+    private readonly kept: (expiresAt: number) => void = () => undefined,
   ) {}
 
-  async run<T>(request: IdempotencyRequest, work: () => T | Promise<T>): Promise<T> {
-    const slot = `${request.scope}\n${request.key}`;
-    while (this.#inflight.has(slot)) await this.#inflight.get(slot)?.catch(() => undefined);
-    const running = (async () => {
-      const replayed = this.#replay(request);
-      if (replayed) return replayed.answer as T;
-      const answer = await work();
-      await this.#save(request, answer);
-      return answer;
-    })();
-    this.#inflight.set(slot, running);
-    try {
-      return await running;
-    } finally {
-      this.#inflight.delete(slot);
-    }
-  }
-
   /**
-   * For synchronous work: the answer is kept in the same transaction as the work, so no restart
-   * can separate them, and nothing else runs in between (an object runs one synchronous call at
-   * a time), so no resend has to wait.
+   * The work is synchronous and its answer kept in the same transaction, so no failure or restart
+   * after the work can separate them (a retry finds the answer, never a second write); nothing
+   * else runs in between (an object runs one synchronous call at a time), so a concurrent resend
+   * finds the first one's answer.
    */
   runInTransaction<T>(request: IdempotencyRequest, transaction: <R>(work: () => R) => R, work: () => T): T {
     return transaction(() => {
@@ -74,10 +54,10 @@ export class IdempotentWrites {
     });
   }
 
-  #save(request: IdempotencyRequest, answer: unknown): void | Promise<void> {
+  #save(request: IdempotencyRequest, answer: unknown): void {
     const now = this.now();
     this.store.save(request, answer, now);
-    return this.kept(now + IDEMPOTENCY_RETENTION_MS);
+    this.kept(now + IDEMPOTENCY_RETENTION_MS);
   }
 
   #replay(request: IdempotencyRequest): { answer: unknown } | undefined {

@@ -30,26 +30,33 @@ export function keyView(row: KeyRow, key?: string): Key {
   };
 }
 
-/** A new secret for a key: the whole key, to show once, and the digest, to keep. */
-async function issueSecret(issuer: KeyIssuer, space: SpaceRow, keyId: string, mode: KeyMode) {
-  const secret = newKeySecret();
-  const key = formatSourceKey({ prefix: issuer.prefix, mode, region: space.region, space: space.name, keyId, secret });
-  return { key, digest: await keyDigest(issuer.pepper, secret) };
+export interface IssuedSecret {
+  keyId: string;
+  key: string;
+  digest: string;
 }
 
-export async function createKey(
+/**
+ * A secret for a key, new or rotated (`keyId`): the whole key, to show once, and the digest, to
+ * keep. Issued before the transaction that stores it, since hashing is asynchronous.
+ */
+export async function issueSecret(issuer: KeyIssuer, space: SpaceRow, mode: KeyMode, keyId = newKeyId()): Promise<IssuedSecret> {
+  const secret = newKeySecret();
+  const key = formatSourceKey({ prefix: issuer.prefix, mode, region: space.region, space: space.name, keyId, secret });
+  return { keyId, key, digest: await keyDigest(issuer.pepper, secret) };
+}
+
+export function createKey(
   db: ControlDb,
-  issuer: KeyIssuer,
+  { keyId, key, digest }: IssuedSecret,
   source: { tenantId: string; sourceId: string; kind: string },
   space: SpaceRow,
   input: KeyInput,
   now: number,
-): Promise<Key> {
+): Key {
   requireScopesOfKind(input.scopes, source.kind);
   const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
   if (expiresAt !== null && expiresAt <= now) throw new Problem("invalid_input", "expires_at: in_the_past");
-  const keyId = newKeyId();
-  const { key, digest } = await issueSecret(issuer, space, keyId, input.mode);
   const row: KeyRow = {
     keyId,
     tenantId: source.tenantId,
@@ -84,9 +91,8 @@ function requireLive(row: KeyRow, now: number): void {
 }
 
 /** A new secret for the same key id; the old secret stops working at once. */
-export async function rotateKey(db: ControlDb, issuer: KeyIssuer, row: KeyRow, space: SpaceRow, now: number): Promise<Key> {
+export function rotateKey(db: ControlDb, { key, digest }: IssuedSecret, row: KeyRow, now: number): Key {
   requireLive(row, now);
-  const { key, digest } = await issueSecret(issuer, space, row.keyId, row.mode as KeyMode);
   db.update(keys).set({ digest, rotatedAt: now }).where(eq(keys.keyId, row.keyId)).run();
   return keyView({ ...row, digest, rotatedAt: now }, key);
 }

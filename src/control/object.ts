@@ -18,7 +18,7 @@ import type { ControlDb } from "./db";
 import { developmentSecrets } from "./generated-secrets";
 import { PeopleRequests } from "./people-requests";
 import { ProjectRequests } from "./project-requests";
-import { ControlRequests, type EdgeRefusal, type PageRequest } from "./requests";
+import { ControlRequests, type EdgeRefusal, type PageRequest, PUSH_RETRY_S } from "./requests";
 import { SettingsRequests } from "./settings-requests";
 import { createTenant } from "./tenants";
 
@@ -30,7 +30,8 @@ export type { PageRequest };
  * roles (a person it refused on an audited route is recorded through `refused`); every method here
  * first checks that the token was not cut (`ControlRequests.as`), and scopes what it touches to
  * the actor's tenant (another tenant's record is `404`). A change a
- * space must know about is pushed to the space's object before the method returns. The public
+ * space must know about is pushed to the space's object before the method returns, and pushed
+ * again by the alarm until it lands should that push fail. The public
  * methods are the RPC surface, each handing its request to its capability's request class.
  */
 export class ControlObject extends DurableObject<Env> {
@@ -50,7 +51,7 @@ export class ControlObject extends DurableObject<Env> {
       sql: ctx.storage.sql,
       env,
       now: () => this.clock.now(),
-      answerKept: (expiresAt) => this.#purgeBy(expiresAt),
+      wakeBy: (at) => this.#wakeBy(at),
     });
     this.#control = control;
     this.#people = new PeopleRequests(control);
@@ -60,17 +61,20 @@ export class ControlObject extends DurableObject<Env> {
   }
 
   /**
-   * Kept idempotency answers are deleted when their 24 hours are over: a key creation's answer
-   * holds the new key whole. The alarm is set for the oldest; answers are kept in time order, so
-   * an alarm already set is never later than a new one's end.
+   * Kept idempotency answers are deleted when their 24 hours are over (a key creation's answer
+   * holds the new key whole), and every space still owed a push is pushed again, every
+   * `PUSH_RETRY_S` until it lands. The alarm is set for the sooner of the two.
    */
   override async alarm(): Promise<void> {
-    const next = purgeAnswers(this.ctx.storage.sql, this.clock.now());
-    if (next !== null) await this.ctx.storage.setAlarm(next);
+    const answersDue = purgeAnswers(this.ctx.storage.sql, this.clock.now());
+    const pushesDue = (await this.#control.pushOwed()) ? this.clock.now() + PUSH_RETRY_S * 1000 : null;
+    const due = [answersDue, pushesDue].filter((at) => at !== null);
+    if (due.length > 0) await this.ctx.storage.setAlarm(Math.min(...due));
   }
 
-  async #purgeBy(expiresAt: number): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(expiresAt);
+  async #wakeBy(at: number): Promise<void> {
+    const set = await this.ctx.storage.getAlarm();
+    if (set === null || set > at) await this.ctx.storage.setAlarm(at);
   }
 
   /** Secrets generated for development; production never generates any. */

@@ -43,12 +43,18 @@ export class PeopleRequests {
   /** Ends the token the request came with, in every space of the tenant, before it answers. */
   logout(actor: PersonActor, requestId: string | null): Promise<Outcome<null>> {
     const control = this.#control;
-    return control.recorded(actor, { action: "auth.logout", requestId, targets: [personTarget(actor.personId)] }, () =>
-      control.as(actor, async () => {
-        cutToken(control.db, actor);
-        await control.pushTenant(actor.tenantId);
-        return null;
-      }),
+    return control.recorded(
+      actor,
+      { action: "auth.logout", requestId, targets: [personTarget(actor.personId)] },
+      () =>
+        control.as(actor, () =>
+          control.db.transaction(() => {
+            cutToken(control.db, actor);
+            control.oweTenant(actor.tenantId);
+            return null;
+          }),
+        ),
+      () => control.pushTenant(actor.tenantId),
     );
   }
 
@@ -74,23 +80,35 @@ export class PeopleRequests {
   /** A change of roles or bindings cuts the person's tokens in every space of the tenant before it answers. */
   updatePerson(actor: PersonActor, personId: string, input: PersonUpdate, requestId: string | null): Promise<Outcome<Person>> {
     const control = this.#control;
-    return control.recorded(actor, { action: "person.update", requestId, targets: [personTarget(personId)] }, () =>
-      control.as(actor, async () => {
-        const person = control.db.transaction(() => updatePerson(control.db, actor.tenantId, personId, input, control.now()));
-        await control.pushTenant(actor.tenantId);
-        return personView(person);
-      }),
+    return control.recorded(
+      actor,
+      { action: "person.update", requestId, targets: [personTarget(personId)] },
+      () =>
+        control.as(actor, () =>
+          control.db.transaction(() => {
+            const person = updatePerson(control.db, actor.tenantId, personId, input, control.now());
+            control.oweTenant(actor.tenantId);
+            return personView(person);
+          }),
+        ),
+      () => control.pushTenant(actor.tenantId),
     );
   }
 
   removePerson(actor: PersonActor, personId: string, requestId: string | null): Promise<Outcome<null>> {
     const control = this.#control;
-    return control.recorded(actor, { action: "person.remove", requestId, targets: [personTarget(personId)] }, () =>
-      control.as(actor, async () => {
-        control.db.transaction(() => removePerson(control.db, actor.tenantId, personId, control.now()));
-        await control.pushTenant(actor.tenantId);
-        return null;
-      }),
+    return control.recorded(
+      actor,
+      { action: "person.remove", requestId, targets: [personTarget(personId)] },
+      () =>
+        control.as(actor, () =>
+          control.db.transaction(() => {
+            removePerson(control.db, actor.tenantId, personId, control.now());
+            control.oweTenant(actor.tenantId);
+            return null;
+          }),
+        ),
+      () => control.pushTenant(actor.tenantId),
     );
   }
 

@@ -142,6 +142,15 @@ export const quotas = sqliteTable(
   (table) => [primaryKey({ columns: [table.tenantId, table.metric] })],
 );
 
+/**
+ * Spaces owed a push of their records: marked in the transaction of the change, dropped when a
+ * push that carries it lands (`version` tells a later change apart). Owned by `replication.ts`.
+ */
+export const owedPushes = sqliteTable("owed_pushes", {
+  spaceId: text("space_id").primaryKey(),
+  version: integer("version").notNull(),
+});
+
 /** `Idempotency-Key` answers, kept 24 hours with the hash of the request they answered. */
 export const idempotencyRecords = idempotencyTable("idempotency_created");
 

@@ -34,13 +34,17 @@ export class SettingsRequests {
     requestId: string | null,
   ): Promise<Outcome<ConfigView>> {
     const control = this.#control;
-    return control.recorded(actor, { action: "config.update", requestId, targets: [{ type: "space", id: spaceId }] }, () =>
-      control.as(actor, async () => {
-        const space = requireSpace(control.db, actor.tenantId, spaceId);
-        const config = putConfig(control.db, spaceId, values, actor.personId, control.now());
-        await control.push(space);
-        return config;
-      }),
+    return control.recorded(
+      actor,
+      { action: "config.update", requestId, targets: [{ type: "space", id: spaceId }] },
+      () =>
+        control.as(actor, () =>
+          control.db.transaction(() => {
+            control.owe([requireSpace(control.db, actor.tenantId, spaceId)]);
+            return putConfig(control.db, spaceId, values, actor.personId, control.now());
+          }),
+        ),
+      () => control.push([requireSpace(control.db, actor.tenantId, spaceId)]),
     );
   }
 
@@ -63,7 +67,10 @@ export class SettingsRequests {
   putQuota(quota: Quota): Promise<Outcome<Quota>> {
     const control = this.#control;
     return outcomeOf(async () => {
-      const answer = putQuota(control.db, quota, control.now());
+      const answer = control.db.transaction(() => {
+        control.oweTenant(quota.tenant_id);
+        return putQuota(control.db, quota, control.now());
+      });
       await control.pushTenant(quota.tenant_id);
       return answer;
     });
