@@ -12,7 +12,7 @@ import {
   text,
   UuidSchema,
 } from "./common";
-import { Sha256Schema } from "./media";
+import { MediaRefSchema, Sha256Schema } from "./media";
 import { atLeastOne, exactlyOne, together, withRules } from "./shape-rules";
 
 export const MAX_BATCH_ITEMS = 500;
@@ -25,9 +25,9 @@ const ContentFields = {
   type: z.enum(["text", "audio", "image", "video", "file"]).optional(),
   text: z.string().optional(),
   transcript: z.string().optional(),
-  media_ref: text(1, 256)
-    .optional()
-    .openapi({ description: "The `media_ref` of a completed upload of this space (`POST /v1/media/uploads`)." }),
+  media_ref: MediaRefSchema.optional().openapi({
+    description: "The `media_ref` of a completed upload of this space (`POST /v1/media/uploads`).",
+  }),
   media_sha256: Sha256Schema.optional(),
 };
 

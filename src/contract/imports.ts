@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ITEM_CODES } from "./batch";
 import { integer, TimestampSchema, text } from "./common";
+import { MediaRefSchema } from "./media";
 
 /** SPEC limits: an import file is at most 512 MB (decimal, as the media's 500 MB). */
 export const MAX_IMPORT_BYTES = 512_000_000;
@@ -12,7 +13,7 @@ export const IMPORT_FORMATS = { "text/csv": "csv", "application/x-ndjson": "ndjs
 export type ImportFormat = (typeof IMPORT_FORMATS)[keyof typeof IMPORT_FORMATS];
 
 export const ImportQuerySchema = z.object({
-  media_ref: text(1, 128).optional().openapi({
+  media_ref: MediaRefSchema.optional().openapi({
     description:
       "Import a file uploaded through `POST /v1/media/uploads` instead of sending it in the body (which must then be empty): the upload's `content_type` must be this request's `Content-Type`.",
   }),

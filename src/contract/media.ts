@@ -4,6 +4,13 @@ import { IdentifierSchema, integer, TimestampSchema, text } from "./common";
 /** SPEC limits: a media file is at most 500 MB (decimal, as the batch's 2.5 MB is 2,500,000 bytes). */
 export const MAX_MEDIA_BYTES = 500_000_000;
 
+/**
+ * A `media_ref` wherever a request names one (`content.media_ref` of an event, the development
+ * store's path, a file import's query): 1 to 128 characters, one rule everywhere. The service
+ * makes them UUIDs (36 characters), so no longer one ever named a file.
+ */
+export const MediaRefSchema = text(1, 128);
+
 /** A SHA-256 as hex, lower case: `sha256` of a reservation and `content.media_sha256` of an event alike. */
 export const SHA256_PATTERN = /^[0-9a-f]{64}$/;
 export const Sha256Schema = z
@@ -65,4 +72,4 @@ export const StoredMediaSchema = z
 export type StoredMedia = z.infer<typeof StoredMediaSchema>;
 
 /** The path of the development store's upload route. */
-export const MediaRefParamsSchema = z.object({ media_ref: text(1, 128) });
+export const MediaRefParamsSchema = z.object({ media_ref: MediaRefSchema });

@@ -174,6 +174,8 @@ describe("POST /v1/media/uploads with an Idempotency-Key", () => {
     await expectProblem(await reserveWithKey(space, body(10), "x".repeat(257), "cms_live_bogus"), 401, "unauthenticated");
     const tooLong = await expectProblem(await reserveWithKey(space, body(10), "x".repeat(257)), 422, "invalid_input");
     expect(tooLong.detail).toContain("header.idempotency-key");
+    const empty = await expectProblem(await reserveWithKey(space, body(10), ""), 422, "invalid_input");
+    expect(empty.detail).toContain("header.idempotency-key: required");
 
     // A reservation under a subject: its kept answer names the subject's profile, and goes with it.
     const subject = { type: "phone_e164", value: "+15555550133" };
@@ -377,6 +379,19 @@ describe("POST /v1/batch: events that point to media", () => {
       { index: 3, code: "not_found", detail: "content.media_ref: no_such_media" },
       { index: 4, code: "not_found", detail: "content.media_ref: no_such_media" },
       { index: 5, code: "invalid_input", detail: expect.stringContaining("media_ref_and_media_sha256_go_together") },
+    ]);
+  });
+
+  it("holds content.media_ref to the rule of every media_ref (1 to 128 characters), naming the field", async () => {
+    const space = await createSpace();
+    const media = (ref: string) => message({ content: { type: "file", media_ref: ref, media_sha256: "2".repeat(64) } });
+    const answer = await json<{ errors: { index: number; code: string; detail: string }[] }>(
+      await batch(space, [media("r".repeat(128)), media("r".repeat(129))]),
+      207,
+    );
+    expect(answer.errors).toEqual([
+      { index: 0, code: "not_found", detail: "content.media_ref: no_such_media" },
+      { index: 1, code: "invalid_input", detail: expect.stringContaining("content.media_ref: too_big") },
     ]);
   });
 

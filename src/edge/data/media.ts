@@ -72,9 +72,9 @@ export const mediaRoutes = new OpenAPIHono<AppEnv>();
 documentedRoute(mediaRoutes, reserveRoute, async (c) => {
   const { space, credential } = await dataRequest(c);
   const body = await readJsonBody(c.req.raw, RESERVATION_BODY_LIMIT);
-  // Optional on this route; an empty header is none.
+  // Optional on this route; one sent is checked by the space's object, an empty one too.
   const key = c.req.header("idempotency-key");
-  const idempotency = key ? await idempotencyOf(c, key, body.status === "ok" ? body.text : "") : null;
+  const idempotency = key === undefined ? null : await idempotencyOf(c, key, body.status === "ok" ? body.text : "");
   // Production without R2's settings reserves nothing nobody could upload to: `503`, after the caller is checked.
   const store = await outcomeOf(() => uploadStore(c.env, c.get("secrets").uploadKey));
   const record = unwrap(await space.reserveMedia(credential, body, { idempotency, storeReady: store.ok }));

@@ -6,8 +6,8 @@ const DELETE_BATCH = 1000;
 /**
  * Forget's part of media (docs/api/media.md "Forget"): every file reserved under one of
  * `profileIds` or pointed to by their events is `erased` at once, in forget's transaction: its
- * row keeps its `media_ref` and nothing of the file (type, hash, subject), an event pointing to it
- * is `not_found`, and every reference to it goes. Its R2 object is deleted next
+ * type, hash and subject are cleared (its size, who reserved it and its times stay until the row
+ * goes), an event pointing to it is `not_found`, and every reference to it goes. Its R2 object is deleted next
  * (`deleteErasedMedia`), then the row. Answers how many files it erased.
  */
 export function eraseMedia(sql: SqlStorage, profileIds: readonly string[]): number {
