@@ -187,6 +187,97 @@ describe("episodes: how each session ended (docs/api/memory.md, episode outcome)
       "c-answered": "resolved",
     });
   });
+
+  it("is not abandoned by the customer's thanks, goodbye, acknowledgement or emoji after the last answer; a last request unanswered still is", async () => {
+    const space = await createSpace();
+    const t0 = await moveClock(space, 0);
+    // Each a customer of its own (a context shows the latest 5 episodes): turns, and the outcome.
+    const sessions: [[role: string, text: string][], string][] = [
+      [
+        [
+          ["customer", "what time do you open on Saturdays?"],
+          ["ai_agent", "We open at nine on Saturdays."],
+          ["customer", "Thanks, bye!"],
+        ],
+        "resolved",
+      ],
+      [
+        [
+          ["customer", "do you deliver to Leeds?"],
+          ["human_agent", "Yes, we deliver to Leeds every weekday."],
+          ["customer", "ok"],
+        ],
+        "resolved",
+      ],
+      [
+        [
+          ["customer", "is the blue kettle in stock?"],
+          ["ai_agent", "The blue kettle is in stock."],
+          ["customer", "great thanks"],
+          ["customer", "👍"],
+        ],
+        "resolved",
+      ],
+      [
+        [
+          ["customer", "can I pay by card?"],
+          ["ai_agent", "Card payments are accepted at checkout."],
+          ["customer", "perfect, that's all I needed"],
+        ],
+        "resolved",
+      ],
+      // Thanks after an answer put off: the question stays open.
+      [
+        [
+          ["customer", "can I return an opened kettle?"],
+          ["ai_agent", "Let me check that with the warehouse."],
+          ["customer", "ok thanks"],
+        ],
+        "unresolved",
+      ],
+      [
+        [
+          ["customer", "where is my parcel?"],
+          ["ai_agent", "Your parcel arrives on Thursday."],
+          ["customer", "Thanks! And can I change the address?"],
+        ],
+        "abandoned",
+      ],
+      [
+        [
+          ["customer", "where is my refund?"],
+          ["ai_agent", "Your refund was paid on Monday."],
+          ["customer", "hello?"],
+        ],
+        "abandoned",
+      ],
+      [
+        [
+          ["ai_agent", "Your order has shipped."],
+          ["customer", "hi"],
+        ],
+        "abandoned",
+      ],
+      [[["customer", "Thank you so much!"]], "unknown"],
+    ];
+    const customers = sessions.map(([turns], index) => ({
+      handle: phone(`+1555555062${index}`),
+      turns,
+      conversation: `c-${index}`,
+    }));
+    await accept(
+      space,
+      customers.flatMap(({ handle, turns, conversation }) =>
+        turns.map(([role, text], turn) => say(handle, t0 - 10 * MINUTE + turn * MINUTE, role, text, conversation)),
+      ),
+    );
+    await later(space, 60 * MINUTE);
+    const outcomes = [];
+    for (const { handle } of customers) {
+      outcomes.push((await compiled(space, handle)).memory.episodes.map((episode) => episode.outcome));
+    }
+    expect(outcomes).toEqual(sessions.map(([, outcome]) => [outcome]));
+  });
 });
 
 describe("context: a long customer's context stays within its byte budget", () => {

@@ -9,8 +9,9 @@ import { runs } from "../support/property-runs";
 /**
  * Properties of the memory compiler's pure functions (DESIGN 3.7, STYLE "derived state is a pure
  * function of events"): one session's events, in `occurred_at` order, compile to the same thing
- * every time; a profile's memory does not depend on the order its derivations are given in; and
- * the active value of a fact is the one stated last by `(occurred_at, seq)`.
+ * every time; a customer's sign-off at the end leaves the outcome as it was, and an unanswered last
+ * request makes it abandoned; a profile's memory does not depend on the order its derivations are
+ * given in; and the active value of a fact is the one stated last by `(occurred_at, seq)`.
  */
 
 const RUNS = 25;
@@ -112,14 +113,16 @@ const actionSpec: fc.Arbitrary<EventSpec> = fc
     object: null,
   }));
 
-/** One session's events, with distinct `seq`, unsorted. */
-const eventsArb: fc.Arbitrary<MemoryEvent[]> = fc
-  .array(fc.oneof(messageSpec, systemSpec, actionSpec), { minLength: 1, maxLength: 14 })
-  .chain((specs) =>
-    fc
-      .uniqueArray(fc.integer({ min: 1, max: 100_000 }), { minLength: specs.length, maxLength: specs.length })
-      .map((seqs) => specs.map((spec, index) => ({ ...spec, itemId: `item-${index}`, seq: seqs[index] ?? index }))),
-  );
+/** One session's events drawn from `spec`, with distinct `seq`, unsorted. */
+const eventsFrom = (spec: fc.Arbitrary<EventSpec>): fc.Arbitrary<MemoryEvent[]> =>
+  fc
+    .array(spec, { minLength: 1, maxLength: 14 })
+    .chain((specs) =>
+      fc
+        .uniqueArray(fc.integer({ min: 1, max: 100_000 }), { minLength: specs.length, maxLength: specs.length })
+        .map((seqs) => specs.map((spec, index) => ({ ...spec, itemId: `item-${index}`, seq: seqs[index] ?? index }))),
+    );
+const eventsArb = eventsFrom(fc.oneof(messageSpec, systemSpec, actionSpec));
 
 /** Memory order, as `session-events.ts` reads a session: `occurred_at`, then `seq`. */
 const inMemoryOrder = (events: readonly MemoryEvent[]) =>
@@ -129,7 +132,39 @@ const inMemoryOrder = (events: readonly MemoryEvent[]) =>
 const permutation = <T>(list: readonly T[]) => fc.shuffledSubarray([...list], { minLength: list.length, maxLength: list.length });
 
 const sessionArb = fc.record({ open: fc.boolean(), handoffAt: fc.option(at, { nil: null }) });
+/**
+ * Any session, or a closed chat of the customer with an AI agent alone: no handoff and no
+ * system's word, so its messages decide how it ended.
+ */
+const endedArb = fc.oneof(
+  fc.tuple(eventsArb, sessionArb),
+  fc.tuple(
+    eventsFrom(messageSpec.filter((spec) => spec.speakerRole !== "human_agent")),
+    fc.constant({ open: false, handoffAt: null }),
+  ),
+);
 const nowArb = fc.integer({ min: 0, max: 40 }).map((minutes) => BASE + minutes * MINUTE);
+
+/** The customer's last words, after every event drawn (`at` ends at 15 minutes). */
+const lastWords = (texts: readonly string[]): MemoryEvent[] =>
+  texts.map((text, index) => ({
+    itemId: `last-${index}`,
+    seq: 200_000 + index,
+    ...common(BASE + (20 + index) * MINUTE, "src-1"),
+    kind: "message",
+    speakerRole: "customer",
+    text,
+    canonicalType: null,
+    attributes: null,
+    action: null,
+    object: null,
+  }));
+/** A customer's closing turn that asks nothing (docs/api/memory.md, episode outcome). */
+const signOffs = fc.array(fc.constantFrom("Thanks, bye!", "ok", "great thanks", "👍", "perfect, that's all I needed", "cheers"), {
+  minLength: 1,
+  maxLength: 3,
+});
+const requests = fc.constantFrom("Where is my order?", "Can you change my address?", "I need a refund for the broken kettle");
 
 /** A customer's message that states one key twice: both facts come from one event, at one (occurred_at, seq). */
 const restated: MemoryEvent = {
@@ -162,6 +197,32 @@ describe("memory compiler: pure functions of the events", () => {
           expect(compileSession(inMemoryOrder(events), session, COMPILER_PARTS)).toEqual(once);
         },
       ),
+      { numRuns: runs(RUNS) },
+    );
+  });
+
+  it("gives a session the same outcome when the customer only signs off at the end", () => {
+    fc.assert(
+      fc.property(endedArb, signOffs, ([events, session], texts) => {
+        const ordered = inMemoryOrder(events);
+        const closed = compileSession([...ordered, ...lastWords(texts)], session, COMPILER_PARTS);
+        expect(closed.episode.outcome).toBe(compileSession(ordered, session, COMPILER_PARTS).episode.outcome);
+      }),
+      { numRuns: runs(RUNS) },
+    );
+  });
+
+  it("makes a closed session abandoned when the customer's last request goes unanswered, thanks or not", () => {
+    fc.assert(
+      fc.property(endedArb, requests, fc.option(signOffs, { nil: [] }), ([events, session], request, texts) => {
+        const ordered = inMemoryOrder(events);
+        const { outcome } = compileSession([...ordered, ...lastWords([request, ...texts])], session, COMPILER_PARTS).episode;
+        // A handoff or a system's word decides before the messages do.
+        const before = compileSession(ordered, session, COMPILER_PARTS).episode.outcome;
+        if (before === "escalated") expect(outcome).toBe("escalated");
+        else if (events.some((event) => event.canonicalType === "ticket.resolved")) expect(outcome).toBe("resolved");
+        else expect(outcome).toBe(session.open ? "unknown" : "abandoned");
+      }),
       { numRuns: runs(RUNS) },
     );
   });

@@ -2,7 +2,7 @@ import type { Extractor } from "./extractor";
 import { HIGHLIGHT_LIMIT } from "./highlights";
 import type { MemoryEvent } from "./memory-event";
 import { collapse, cut as cutWords } from "./sentences";
-import { isSubstantive, type Reading, readingsOfEvent } from "./speech-acts";
+import { isSubstantive, type Reading, readingsOfEvent, signsOff } from "./speech-acts";
 import { stableId } from "./stable-id";
 import { EMPTY_VOCABULARY, type Highlight, type Summarizer, type Vocabulary } from "./summarizer";
 
@@ -245,14 +245,15 @@ function highlightsKept(
  * How a session ended (README "Memory"): escalated when a person took over or a system said
  * so; resolved when a system said so or the agents answered every question; while open, unknown;
  * closed with the customer's last message unanswered, abandoned; with a question unanswered,
- * unresolved.
+ * unresolved. The customer's thanks, goodbyes and "ok"s at the end (`signsOff`) are no message
+ * left unanswered.
  */
 function outcomeOf(events: readonly MemoryEvent[], derivations: readonly Derivation[], session: SessionFacts): Outcome {
   if (session.handoffAt !== null || events.some((event) => ESCALATION.test(event.canonicalType ?? ""))) return "escalated";
   if (events.some((event) => RESOLUTION.test(event.canonicalType ?? ""))) return "resolved";
   if (session.open) return "unknown";
   const messages = events.filter((event) => event.kind === "message");
-  const last = messages.at(-1);
+  const last = messages.findLast((event) => event.speakerRole !== "customer" || !signsOff(readingsOfEvent(event)));
   if (!last) return "unknown";
   if (last.speakerRole === "customer") return "abandoned";
   if (derivations.some((d) => d.type === "question" && d.body.answered_at === null)) return "unresolved";

@@ -47,10 +47,15 @@ const REQUEST =
 /** Whole sentences of small talk (`SMALL_TALK`) and acknowledgement hold at most this many content words ("busy day for you today?"). */
 const SMALL_TALK_WORDS = 4;
 
+/** A greeting, with a name: "hi", "hello there", "good morning Sam". */
+const GREETING_PATTERN =
+  "(hi|hello|hey|hiya|heya|howdy|yo|greetings|good (morning|afternoon|evening|day)|morning|evening)( (there|all|again|team|guys|everyone))?( \\p{L}+)?";
+const GREETING = new RegExp(`^${GREETING_PATTERN}$`, "u");
+
 /** Whole sentences of small talk, as normalized (`normalized`): greetings (with a name), "how are you", thanks, goodbyes, interjections. */
 const SMALL_TALK = new RegExp(
   [
-    "(hi|hello|hey|hiya|heya|howdy|yo|greetings|good (morning|afternoon|evening|day)|morning|evening)( (there|all|again|team|guys|everyone))?( \\p{L}+)?",
+    GREETING_PATTERN,
     "(hi |hello |hey )?(how are (you|u|ya|things)( doing)?( today)?|how'?s it going|how (have|'?ve) you been|how('?s| is| was) (your|ur) (day|week|weekend|morning)( going| been)?( so far)?|did (you|u) have a (nice|good|great|lovely) (day|weekend|week|time|holiday|break)|what'?s up|sup|(are )?(you|u) (still )?there|is (anyone|anybody|someone) (there|here)|anyone (there|here))",
     "((thanks|cheers|thank you|ok|great)( have a (nice|good|great|lovely) (day|weekend|evening))? )?((a |had a |having a )?(busy|good|nice|long|quiet) (day|week|weekend|morning)( for you| today| so far)?|(doing|done) \\p{L}+ (nice|fun|special)( this weekend| today| tonight)?|any (nice |fun |big )?plans( for the weekend| today| tonight)?|are (you|u) a (real )?(person|human|bot|robot))",
     "(i'?m |all |am )?(good|fine|great|ok|okay|well|not bad|very well|doing (well|good|great|fine))( thanks| thank you| thx)?( and you| you| how about you| and yourself)?",
@@ -99,6 +104,15 @@ const CLOSING =
 const CLOSING_WORDS = stemSet(
   "help today day contact reaching choosing chatting waiting patience pleasure welcome weekend evening afternoon morning now",
 );
+
+/**
+ * A customer's wrap-up that names a word of the matter ("perfect, that's all I needed", "sounds
+ * good", "that helps a lot", "all sorted"), at the start of the sentence after interjections (not
+ * "still not sorted"), when it says nothing else (`WRAPPING_UP`).
+ */
+const WRAP_UP =
+  /^((ok|okay|great|perfect|cool|brilliant|lovely|excellent|awesome|fantastic|nice|good|right|alright|no|nope|oh|ah|thanks|thank you|cheers) )*(that'?s (all|everything|it|great|perfect|brilliant|fine)|that is (all|everything|it)|(that|this|it) (helps|helped|answers|answered|works|worked|makes sense)|sounds (good|great|perfect|fine|lovely)|(all )?sorted|all (good|set|clear|done)|(i'?m|i am|we'?re|we are) (all )?(set|sorted)|great news|got it)\b/;
+const WRAPPING_UP = stemSet("need know today now help lot question answer sound sorted set news work much");
 
 /** Stems of a list of words, as `contentStemsOf` makes them. */
 function stemSet(words: string): ReadonlySet<string> {
@@ -241,6 +255,22 @@ function distinctStems(terms: readonly string[]): string[] {
   }
   return stems;
 }
+
+/**
+ * Whether a customer's message only ends their part of the conversation (docs/api/memory.md,
+ * episode outcome): thanks, a goodbye, an acknowledgement ("ok", "sounds good", "that's all I
+ * needed"), an emoji. It asks and wants nothing, says nothing about the matter, and is more than a
+ * greeting ("hi" after an answer opens something again). A message without text is none.
+ */
+export function signsOff(readings: readonly Reading[]): boolean {
+  return (
+    readings.some((reading) => !GREETING.test(normalized(reading.text))) &&
+    readings.every((reading) => !reading.request && (!reading.substantive || wrapsUp(reading)))
+  );
+}
+
+const wrapsUp = (reading: Reading) =>
+  reading.stems.every((stem) => WRAPPING_UP.has(stem)) && WRAP_UP.test(normalized(reading.text));
 
 /** A sentence that says something about the matter: none of the above, with a content word. */
 export const isSubstantive = (reading: Reading): boolean => reading.substantive;
