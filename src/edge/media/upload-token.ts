@@ -47,11 +47,13 @@ function base64url(bytes: Uint8Array): string {
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
+/** The bytes of `text` if it is how `base64url` writes them: another spelling (bits base64 leaves unused set) is no token. */
 function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
     const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    return Uint8Array.from(binary, (character) => character.charCodeAt(0));
+    const bytes = Uint8Array.from(binary, (character) => character.charCodeAt(0));
+    return base64url(bytes) === text ? bytes : null;
   } catch {
     return null;
   }
