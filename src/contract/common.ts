@@ -24,6 +24,20 @@ export const ChannelSchema = z.enum(CHANNELS);
  * A string of `min` to `max` characters, counted as JSON Schema counts them (code points), not
  * as JavaScript does (UTF-16 units): twelve emoji are twelve characters, not twenty-four.
  */
+/**
+ * A map whose keys the client names. zod's records skip an own `__proto__` key, which would drop
+ * it without a word; it is refused (`forbidden_key`) before the map is read, as batch items
+ * refuse it, and the document says so in `propertyNames`.
+ */
+export function clientKeyed<T extends z.ZodType>(record: T) {
+  return z.preprocess((value, ctx) => {
+    if (value !== null && typeof value === "object" && Object.hasOwn(value, "__proto__")) {
+      ctx.issues.push({ code: "custom", message: "forbidden_key", params: { rule: "forbidden_key" }, input: value });
+    }
+    return value;
+  }, record);
+}
+
 export function text(min: number, max: number) {
   return z
     .string()

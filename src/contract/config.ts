@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { integer, LevelSchema, text } from "./common";
+import { clientKeyed, integer, LevelSchema, text } from "./common";
 
 /** The highest rate a space's configuration may name: far above what one space's object serves. */
 export const MAX_PER_MINUTE = 1_000_000;
@@ -21,20 +21,6 @@ export const AttributeTraitSchema = z.enum([
   "locality",
   "state",
 ]);
-
-/**
- * A map whose keys the client names. zod's records skip an own `__proto__` key, which would drop
- * it without a word; it is refused (`forbidden_key`) before the map is read, as batch items
- * refuse it, and the document says so in `propertyNames`.
- */
-function clientKeyed<T extends z.ZodType>(record: T) {
-  return z.preprocess((value, ctx) => {
-    if (value !== null && typeof value === "object" && Object.hasOwn(value, "__proto__")) {
-      ctx.issues.push({ code: "custom", message: "forbidden_key", params: { rule: "forbidden_key" }, input: value });
-    }
-    return value;
-  }, record);
-}
 
 /** Keys of a space's configuration (DESIGN 3.11). Every key is optional; a missing one takes its default. */
 export const SpaceConfigValuesSchema = z

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import {
+  clientKeyed,
   LEVELS,
   type Level,
   LevelSchema,
@@ -163,7 +164,11 @@ export const SourceInputSchema = withRules(
         object_types: z.array(SlugSchema).max(100),
       })
       .optional(),
-    mapping: z.record(z.string(), z.unknown()).optional(),
+    mapping: clientKeyed(
+      z
+        .record(z.string(), z.unknown())
+        .openapi({ propertyNames: { not: { const: "__proto__" } } } as Record<never, never>),
+    ).optional(),
   }),
   [ceilingWithinKind],
 ).openapi("SourceInput", {
@@ -186,7 +191,7 @@ export const SourceSchema = z
 
 export const KeyInputSchema = z
   .strictObject({
-    scopes: z.array(ScopeSchema).min(1).max(7),
+    scopes: setOf(ScopeSchema, 1, 7),
     mode: z.enum(["live", "test"]).default("live"),
     expires_at: TimestampInputSchema.optional().openapi({ description: "In the future; a time already past is `422`." }),
   })

@@ -62,7 +62,7 @@ export function createKey(
     tenantId: source.tenantId,
     sourceId: source.sourceId,
     spaceId: space.spaceId,
-    scopes: [...new Set(input.scopes)],
+    scopes: input.scopes,
     mode: input.mode,
     digest,
     status: "active",

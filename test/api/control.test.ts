@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SpaceConfigSchema } from "../../src/contract/config";
-import { KeySchema } from "../../src/contract/control";
+import { KeySchema, SourceSchema } from "../../src/contract/control";
 import { ProblemSchema } from "../../src/contract/problem";
 import type { ControlObject } from "../../src/control/object";
 import { batch, call, createKey, createSpace, createTenant, json, message, OPERATOR_TOKEN, uniqueName } from "../support/seed";
@@ -425,6 +425,26 @@ describe("control API: keys and Idempotency-Key", () => {
     }
     const analyst = KeySchema.parse(await json(await createFor(await sourceOf("analyst"), ["analytics"]), 201));
     expect(analyst.scopes).toEqual(["analytics"]);
+  });
+
+  it("refuses a scope named twice and a mapping key __proto__, as roles and configuration keys are refused", async () => {
+    const space = await createSpace();
+    const twice = await call("POST", `/control/v1/sources/${space.sourceId}/keys`, {
+      token: space.tenant.token,
+      headers: { "idempotency-key": crypto.randomUUID() },
+      body: { scopes: ["track", "context", "track"] },
+    });
+    expect((await expectProblem(twice, 422, "invalid_input")).detail).toBe("scopes: duplicate_items");
+    const source = (mapping: string) =>
+      call("POST", `/control/v1/spaces/${space.spaceId}/sources`, {
+        token: space.tenant.token,
+        rawBody: `{"name": "crm", "kind": "system", "mapping": ${mapping}}`,
+        headers: { "content-type": "application/json" },
+      });
+    const problem = await expectProblem(await source('{"__proto__": {"x": 1}, "email": "$.mail"}'), 422, "invalid_input");
+    expect(problem.detail).toBe("mapping: forbidden_key");
+    const created = SourceSchema.parse(await json(await source('{"email": "$.mail"}'), 201));
+    expect(created.mapping).toEqual({ email: "$.mail" });
   });
 });
 
