@@ -1,10 +1,20 @@
 import { recordOutcome } from "../audit/log";
 import { hashPassword } from "../auth/password";
+import { keyDigest } from "../auth/source-key";
 import type { PersonActor, PersonPrincipal } from "../auth/person-token";
 import type { Person, PersonInput, PersonUpdate } from "../contract/control";
 import { decodeCursor } from "../http/cursor";
 import { type Outcome, outcomeOf } from "../http/problem";
-import { insertPerson, listPeople, login, personByEmail, personView, removePerson, updatePerson } from "./people";
+import {
+  insertPerson,
+  listPeople,
+  login,
+  normalizedEmail,
+  personByEmail,
+  personView,
+  removePerson,
+  updatePerson,
+} from "./people";
 import type { ControlRequests, Page, PageRequest } from "./requests";
 import { cutToken } from "./token-cuts";
 
@@ -28,8 +38,12 @@ export class PeopleRequests {
     password: string,
     requestId: string | null,
   ): Promise<Outcome<{ person: PersonPrincipal; generation: number }>> {
-    const { db, sql, now } = this.#control;
-    const outcome = await outcomeOf(() => login(db, email, password, now()));
+    const control = this.#control;
+    const { db, sql, now } = control;
+    const outcome = await outcomeOf(async () => {
+      const failureKey = await keyDigest((await control.keyIssuer()).pepper, `login:${normalizedEmail(email)}`);
+      return login(db, { email, password, failureKey }, now());
+    });
     const person = outcome.ok ? outcome.value.person : personByEmail(db, email);
     if (person) {
       const action = outcome.ok ? "auth.login" : "auth.login_refused";

@@ -10,6 +10,8 @@ import { listPage } from "./paging";
 import { loginFailures, people, sources } from "./schema";
 import { cutPerson } from "./token-cuts";
 
+/** An e-mail as people are found by it. */
+export const normalizedEmail = (email: string) => email.trim().toLowerCase();
 export type PersonRow = typeof people.$inferSelect;
 
 const FAILURES_ALLOWED = 5;
@@ -35,7 +37,7 @@ export function insertPerson(
   passwordHash: string,
   now: number,
 ): PersonRow {
-  const email = input.email.trim().toLowerCase();
+  const email = normalizedEmail(input.email);
   if (db.select({ id: people.personId }).from(people).where(eq(people.email, email)).get()) {
     throw new Problem("conflict", "a person with this e-mail exists");
   }
@@ -61,7 +63,11 @@ export function getPerson(db: ControlDb, personId: string): PersonRow | undefine
 
 /** The person an e-mail names, if any (who a refused login is recorded under). */
 export function personByEmail(db: ControlDb, email: string): PersonRow | undefined {
-  return db.select().from(people).where(eq(people.email, email.trim().toLowerCase())).get();
+  return db
+    .select()
+    .from(people)
+    .where(eq(people.email, normalizedEmail(email)))
+    .get();
 }
 
 /** The tenant's person, or `404`. */
@@ -151,22 +157,23 @@ function unknownPersonHash(): Promise<string> {
 /**
  * Checks an e-mail and password. Five failures for one e-mail within 15 minutes lock it until
  * the oldest of them ages out (`429` with `Retry-After`); an unknown e-mail fails like a wrong
- * password, so the answer never tells whether a person exists.
+ * password, so the answer never tells whether a person exists. Failures are counted under
+ * `failureKey`, a keyed digest of the e-mail: what people mistype is not kept.
  */
 export async function login(
   db: ControlDb,
-  email: string,
-  password: string,
+  login: { email: string; password: string; failureKey: string },
   now: number,
 ): Promise<{ person: PersonPrincipal; generation: number }> {
-  const normalized = email.trim().toLowerCase();
+  const { password, failureKey } = login;
+  const normalized = normalizedEmail(login.email);
   db.delete(loginFailures)
     .where(lt(loginFailures.at, now - FAILURE_WINDOW_MS))
     .run();
   const recent = db
     .select({ at: loginFailures.at })
     .from(loginFailures)
-    .where(and(eq(loginFailures.email, normalized), gte(loginFailures.at, now - FAILURE_WINDOW_MS)))
+    .where(and(eq(loginFailures.emailDigest, failureKey), gte(loginFailures.at, now - FAILURE_WINDOW_MS)))
     .orderBy(asc(loginFailures.at))
     .all();
   if (recent.length >= FAILURES_ALLOWED) {
@@ -179,10 +186,10 @@ export async function login(
   // An unknown e-mail costs the same hashing as a known one.
   const valid = await verifyPassword(password, person?.passwordHash ?? (await unknownPersonHash()));
   if (!person || !valid) {
-    db.insert(loginFailures).values({ email: normalized, at: now }).run();
+    db.insert(loginFailures).values({ emailDigest: failureKey, at: now }).run();
     throw new Problem("unauthenticated", "e-mail or password is wrong");
   }
-  db.delete(loginFailures).where(eq(loginFailures.email, normalized)).run();
+  db.delete(loginFailures).where(eq(loginFailures.emailDigest, failureKey)).run();
   return {
     person: {
       kind: "person",

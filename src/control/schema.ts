@@ -47,7 +47,7 @@ export const tokenCuts = sqliteTable(
 
 export const loginFailures = sqliteTable("login_failures", {
   id: integer("id").primaryKey(),
-  email: text("email").notNull(),
+  emailDigest: text("email_digest").notNull(),
   at: integer("at").notNull(),
 });
 

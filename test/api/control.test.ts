@@ -85,6 +85,21 @@ describe("control API: login and users/me", () => {
     }
   });
 
+  it("keeps no typed e-mail of a failed login: failures are counted under a keyed digest, and lock an unknown e-mail too", async () => {
+    const typo = `${uniqueName("typo")}@example.test`;
+    const attempt = () => call("POST", "/control/v1/auth/login", { body: { email: ` ${typo.toUpperCase()} `, password: "x" } });
+    for (let i = 0; i < 5; i++) await expectProblem(await attempt(), 401, "unauthenticated");
+    await expectProblem(await attempt(), 429, "rate_limited");
+    const control = env.CONTROL.get(env.CONTROL.idFromName("control"));
+    const rows = await runInDurableObject(control, (_instance: ControlObject, state) =>
+      state.storage.sql.exec("SELECT * FROM login_failures").toArray(),
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(5);
+    const stored = JSON.stringify(rows).toLowerCase();
+    expect(stored).not.toContain(typo);
+    expect(stored).not.toContain(typo.split("@")[0]);
+  });
+
   it("clears the failure count on a success: four failures, a success and four more do not lock", async () => {
     const tenant = await createTenant();
     const attempt = (password: string) => call("POST", "/control/v1/auth/login", { body: { email: tenant.email, password } });
