@@ -165,9 +165,7 @@ export const SourceInputSchema = withRules(
       })
       .optional(),
     mapping: clientKeyed(
-      z
-        .record(z.string(), z.unknown())
-        .openapi({ propertyNames: { not: { const: "__proto__" } } } as Record<never, never>),
+      z.record(z.string(), z.unknown()).openapi({ propertyNames: { not: { const: "__proto__" } } } as Record<never, never>),
     ).optional(),
   }),
   [ceilingWithinKind],

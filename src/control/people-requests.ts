@@ -1,7 +1,7 @@
 import { recordOutcome } from "../audit/log";
 import { hashPassword } from "../auth/password";
-import { keyDigest } from "../auth/source-key";
 import type { PersonActor, PersonPrincipal } from "../auth/person-token";
+import { keyDigest } from "../auth/source-key";
 import type { Person, PersonInput, PersonUpdate } from "../contract/control";
 import { decodeCursor } from "../http/cursor";
 import { type Outcome, outcomeOf } from "../http/problem";
