@@ -1,11 +1,11 @@
-import { auditPage } from "../../audit/log";
+import { auditPage, recordOutcome } from "../../audit/log";
 import type { PresentedCredential } from "../../auth/credential";
 import { POLICIES } from "../../auth/policy";
 import type { SpaceAuditPage, SpaceAuditQuery } from "../../contract/audit";
 import { ForgetInputSchema, type ReceiptKeyView } from "../../contract/privacy";
 import { type BodyInput, parseJsonBody } from "../../http/body";
 import { parseOrRefuse } from "../../http/issues";
-import { type Outcome, outcomeOf, Problem } from "../../http/problem";
+import { type Outcome, ok, outcomeOf, Problem } from "../../http/problem";
 import type { IdempotencyRequest } from "../../idempotency";
 import { forgetServedContexts } from "../measurement/served-contexts";
 import { deleteErasedMedia } from "../media/erasure";
@@ -40,23 +40,37 @@ export class PrivacyRequests {
     const input = () => parseOrRefuse(ForgetInputSchema, parseJsonBody(body));
     const audit = space.audit<ErasureView>(credential, "forget", requestId);
     audit.targetsOf = (view) => [{ type: "receipt", id: view.state === "completed" ? view.receipt.receipt_id : view.receipt_id }];
-    return space.audited(audit, async () => {
-      const started = await space.idempotent(
-        credential,
-        POLICIES.security,
-        idempotency,
-        (_caller, now, subject) => {
-          const { receiptId, members, job } = requestErasure(space.sql, subject, now);
-          this.#forgetHeld(members);
-          if (job) continueErasure(space.sql, job, now, () => performance.now(), REQUEST_FINISH_MS);
-          return { receipt_id: receiptId };
-        },
-        input,
-      );
-      if (!started.ok) return started;
-      await this.signReceipt(started.value.receipt_id);
-      return outcomeOf(() => this.#erasure(started.value.receipt_id));
-    });
+    // An erasure started here is logged in its own transaction: a restart before the answer (R2
+    // slow to delete its files) must not leave it out of the log. Refusals and replays after.
+    let logged = false;
+    const started = await space.idempotent(
+      credential,
+      POLICIES.security,
+      idempotency,
+      (_caller, now, subject) => {
+        const { receiptId, members, job } = requestErasure(space.sql, subject, now);
+        recordOutcome(
+          space.sql,
+          { ...audit, targets: [{ type: "receipt", id: receiptId }], targetsOf: undefined },
+          ok(null),
+          now,
+        );
+        logged = true;
+        this.#forgetHeld(members);
+        if (job) continueErasure(space.sql, job, now, () => performance.now(), REQUEST_FINISH_MS);
+        return { receipt_id: receiptId };
+      },
+      input,
+    );
+    const outcome = started.ok ? await this.#answerForget(started.value.receipt_id) : started;
+    // A failure inside the transaction rolled its row back with it.
+    if (!(started.ok && logged)) recordOutcome(space.sql, audit, outcome, space.now());
+    return outcome;
+  }
+
+  async #answerForget(receiptId: string): Promise<Outcome<ErasureView>> {
+    await this.signReceipt(receiptId);
+    return outcomeOf(() => this.#erasure(receiptId));
   }
 
   erasureReceipt(credential: PresentedCredential, receiptId: string, requestId: string | null): Promise<Outcome<ErasureView>> {
