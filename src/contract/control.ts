@@ -202,7 +202,9 @@ export const KeySchema = z
     space_id: z.string(),
     scopes: z.array(ScopeSchema),
     mode: z.enum(["live", "test"]),
-    status: z.enum(["active", "revoked"]),
+    status: z.enum(["active", "revoked", "expired"]).openapi({
+      description: "`expired`: past `expires_at` and not revoked; derived when the key is read, never stored.",
+    }),
     created_at: TimestampSchema,
     rotated_at: TimestampSchema.nullable(),
     revoked_at: TimestampSchema.nullable(),

@@ -1,7 +1,8 @@
-import { eq } from "drizzle-orm";
+import { and, asc, eq, gt, or } from "drizzle-orm";
 import { formatSourceKey, type KeyMode, keyDigest, newKeyId, newKeySecret } from "../auth/source-key";
 import type { Scope } from "../contract/common";
 import type { Key, KeyInput } from "../contract/control";
+import { decodeCursor, pageFrom } from "../http/cursor";
 import { Problem } from "../http/problem";
 import { type ControlDb, iso, isoOrNull } from "./db";
 import { keys } from "./schema";
@@ -14,20 +15,29 @@ export interface KeyIssuer {
   pepper: CryptoKey;
 }
 
-export function keyView(row: KeyRow, key?: string): Key {
+/**
+ * A key as answered. `expired` is derived from `expires_at` when the key is read, never stored: a
+ * revoked key stays `revoked` whatever its `expires_at`.
+ */
+export function keyView(row: KeyRow, now: number, key?: string): Key {
   return {
     key_id: row.keyId,
     source_id: row.sourceId,
     space_id: row.spaceId,
     scopes: row.scopes as Scope[],
     mode: row.mode as KeyMode,
-    status: row.status as Key["status"],
+    status: statusOf(row, now),
     created_at: iso(row.createdAt),
     rotated_at: isoOrNull(row.rotatedAt),
     revoked_at: isoOrNull(row.revokedAt),
     expires_at: isoOrNull(row.expiresAt),
     ...(key ? { key } : {}),
   };
+}
+
+function statusOf(row: KeyRow, now: number): Key["status"] {
+  if (row.status === "revoked") return "revoked";
+  return row.expiresAt !== null && row.expiresAt <= now ? "expired" : "active";
 }
 
 export interface IssuedSecret {
@@ -72,7 +82,7 @@ export function createKey(
     expiresAt,
   };
   db.insert(keys).values(row).run();
-  return keyView(row, key);
+  return keyView(row, now, key);
 }
 
 /** `analytics` is for analyst sources only (SPEC, base-wide analysis); the input schema cannot know the source. */
@@ -94,18 +104,50 @@ function requireLive(row: KeyRow, now: number): void {
 export function rotateKey(db: ControlDb, { key, digest }: IssuedSecret, row: KeyRow, now: number): Key {
   requireLive(row, now);
   db.update(keys).set({ digest, rotatedAt: now }).where(eq(keys.keyId, row.keyId)).run();
-  return keyView({ ...row, digest, rotatedAt: now }, key);
+  return keyView({ ...row, digest, rotatedAt: now }, now, key);
 }
 
 /** Revoking twice answers the same revoked key: a retry after a lost answer is safe. */
 export function revokeKey(db: ControlDb, row: KeyRow, now: number): Key {
-  if (row.status === "revoked") return keyView(row);
+  if (row.status === "revoked") return keyView(row, now);
   db.update(keys).set({ status: "revoked", revokedAt: now }).where(eq(keys.keyId, row.keyId)).run();
-  return keyView({ ...row, status: "revoked", revokedAt: now });
+  return keyView({ ...row, status: "revoked", revokedAt: now }, now);
 }
 
 export function requireKey(db: ControlDb, tenantId: string, keyId: string): KeyRow {
   const row = db.select().from(keys).where(eq(keys.keyId, keyId)).get();
   if (!row || row.tenantId !== tenantId) throw new Problem("not_found", "no such key");
   return row;
+}
+
+/**
+ * A page of a source's keys, revoked ones too, oldest first as the other control lists. Key ids
+ * are random, so the order is `created_at` then `key_id`, and the cursor carries both.
+ */
+export function listKeys(db: ControlDb, sourceId: string, cursor: string | undefined, limit: number, now: number) {
+  const after = afterOf(cursor);
+  const rows = db
+    .select()
+    .from(keys)
+    .where(
+      and(
+        eq(keys.sourceId, sourceId),
+        after
+          ? or(gt(keys.createdAt, after.createdAt), and(eq(keys.createdAt, after.createdAt), gt(keys.keyId, after.keyId)))
+          : undefined,
+      ),
+    )
+    .orderBy(asc(keys.createdAt), asc(keys.keyId))
+    .limit(limit + 1)
+    .all();
+  const page = pageFrom(rows, limit, (row) => `${row.createdAt}:${row.keyId}`);
+  return { data: page.data.map((row) => keyView(row, now)), next_cursor: page.next_cursor };
+}
+
+function afterOf(cursor: string | undefined): { createdAt: number; keyId: string } | null {
+  const after = decodeCursor(cursor);
+  if (after === null) return null;
+  const match = /^(\d{1,15}):([a-z2-7]{12})$/.exec(after);
+  if (!match) throw new Problem("invalid_input", "query.cursor: not_issued_by_this_service");
+  return { createdAt: Number(match[1]), keyId: match[2] as string };
 }

@@ -165,6 +165,10 @@ export class ControlObject extends DurableObject<Env> {
     return this.#projects.createKey(actor, sourceId, input, idempotency, requestId);
   }
 
+  async listKeys(actor: PersonActor, sourceId: string, page: PageRequest) {
+    return this.#projects.listKeys(actor, sourceId, page);
+  }
+
   async rotateKey(actor: PersonActor, keyId: string, idempotency: IdempotencyRequest, requestId: string | null = null) {
     return this.#projects.rotateKey(actor, keyId, idempotency, requestId);
   }

@@ -4,7 +4,7 @@ import type { Key, KeyInput, Project, Source, SourceInput } from "../contract/co
 import { decodeCursor } from "../http/cursor";
 import { type Outcome, Problem } from "../http/problem";
 import type { IdempotencyRequest } from "../idempotency";
-import { createKey, issueSecret, requireKey, revokeKey, rotateKey } from "./keys";
+import { createKey, issueSecret, listKeys, requireKey, revokeKey, rotateKey } from "./keys";
 import { createProject, listProjects, requireProject } from "./projects";
 import { tenantQuotas } from "./quotas";
 import type { ControlRequests, Page, PageRequest } from "./requests";
@@ -172,6 +172,14 @@ export class ProjectRequests {
         }),
       (key) => pushKeySpace(control, actor, key),
     );
+  }
+
+  listKeys(actor: PersonActor, sourceId: string, page: PageRequest): Promise<Outcome<Page<Key>>> {
+    const control = this.#control;
+    return control.as(actor, () => {
+      requireSource(control.db, actor.tenantId, sourceId);
+      return control.paged("keys", page.cursor, (cursor) => listKeys(control.db, sourceId, cursor, page.limit, control.now()));
+    });
   }
 
   rotateKey(actor: PersonActor, keyId: string, idempotency: IdempotencyRequest, requestId: string | null): Promise<Outcome<Key>> {

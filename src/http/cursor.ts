@@ -29,7 +29,7 @@ export function pageFrom<T>(rows: T[], limit: number, idOf: (row: T) => string):
 }
 
 /** What a cursor pages through: a cursor of one list is not issued for another. */
-export type CursorList = "search" | "timeline" | "suggestions" | "people" | "projects" | "spaces" | "sources" | "audit";
+export type CursorList = "search" | "timeline" | "suggestions" | "people" | "projects" | "spaces" | "sources" | "keys" | "audit";
 
 /**
  * Signs the cursors an object issues (HMAC-SHA256 with the object's own key, over the list and

@@ -4737,7 +4737,90 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List a source's keys
+         * @description Role `integration` (or `admin`). Every key of the source, revoked and expired ones too (their `status` says so), oldest first; never the secret (`key` is absent).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next_cursor` of the previous page; one the service did not issue is `422`. */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of keys. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["KeyPage"];
+                    };
+                };
+                /** @description unauthenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description forbidden, scope_missing, operation_not_allowed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid_input, verification_not_allowed, about_without_link */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal_error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Create a source key
@@ -7039,8 +7122,11 @@ export interface components {
             scopes: ("track" | "act" | "context" | "search" | "identify" | "admin" | "analytics")[];
             /** @enum {string} */
             mode: "live" | "test";
-            /** @enum {string} */
-            status: "active" | "revoked";
+            /**
+             * @description `expired`: past `expires_at` and not revoked; derived when the key is read, never stored.
+             * @enum {string}
+             */
+            status: "active" | "revoked" | "expired";
             /**
              * Format: date-time
              * @example 2026-11-23T13:00:00.000Z
@@ -7077,6 +7163,10 @@ export interface components {
              * @example 2026-11-23T14:00:00+01:00
              */
             expires_at?: string;
+        };
+        KeyPage: {
+            data: components["schemas"]["Key"][];
+            next_cursor: string | null;
         };
         SpaceConfig: {
             space_id: string;

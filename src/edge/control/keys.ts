@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { POLICIES } from "../../auth/policy";
-import { IdempotencyHeaderSchema } from "../../contract/common";
-import { IdParamSchema, KeyInputSchema, KeySchema } from "../../contract/control";
+import { IdempotencyHeaderSchema, PageQuerySchema } from "../../contract/common";
+import { IdParamSchema, KeyInputSchema, KeySchema, pageOf } from "../../contract/control";
 import { problems } from "../../contract/problem";
 import { controlObject } from "../../control/address";
 import { unwrap } from "../../http/problem";
@@ -27,6 +27,21 @@ const createKeyRoute = createRoute({
   responses: {
     201: { description: "Created; `key` is shown only here.", content: { "application/json": { schema: KeySchema } } },
     ...problems(401, 403, 404, 409, 422, 500, 503),
+  },
+});
+
+const listKeysRoute = createRoute({
+  method: "get",
+  path: "/v1/sources/{id}/keys",
+  summary: "List a source's keys",
+  description:
+    "Role `integration` (or `admin`). Every key of the source, revoked and expired ones too (their `status` says so), oldest first; never the secret (`key` is absent).",
+  security: [{ personToken: [] }],
+  middleware: [personOnly(POLICIES.keys)] as const,
+  request: { params: IdParamSchema, query: PageQuerySchema },
+  responses: {
+    200: { description: "A page of keys.", content: { "application/json": { schema: pageOf(KeySchema, "KeyPage") } } },
+    ...problems(401, 403, 404, 422, 500, 503),
   },
 });
 
@@ -70,6 +85,9 @@ export const keyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: refusedInput })
     );
     return c.json(unwrap(key), 201);
   })
+  .openapi(listKeysRoute, async (c) =>
+    c.json(unwrap(await controlObject(c.env).listKeys(c.get("person"), c.req.valid("param").id, c.req.valid("query"))), 200),
+  )
   .openapi(rotateKeyRoute, async (c) => {
     const idempotency = await idempotencyOf(c, c.req.valid("header")["idempotency-key"]);
     return c.json(
