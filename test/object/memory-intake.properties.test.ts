@@ -8,7 +8,7 @@ import { rootOf } from "../../src/space/identity/profiles";
 import { queueProfile } from "../../src/space/memory/compiler";
 import type { SpaceObject } from "../../src/space/object";
 import { phone } from "../support/identity";
-import { fullContext, later, stub } from "../support/memory";
+import { fullContext, later, setClock, stub } from "../support/memory";
 import { runs } from "../support/property-runs";
 import { batch, createSpace, json, message, type Space } from "../support/seed";
 
@@ -118,12 +118,6 @@ function itemOf({ spec, at }: { spec: Spec; at: number }, index: number): Record
         ...(spec.object ? { object: { object_type: "order", object_id: spec.object } } : {}),
       });
   }
-}
-
-async function setClock(space: Space, at: number): Promise<void> {
-  await runInDurableObject(stub(space), (instance: SpaceObject) => {
-    instance.clock = { now: () => at };
-  });
 }
 
 async function send(space: Space, items: unknown[]): Promise<void> {

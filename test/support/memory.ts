@@ -24,6 +24,13 @@ export async function fullContext(space: Space, body: Record<string, unknown>, t
   return ContextSchema.parse(await readContext(space, body, token));
 }
 
+/** The object's time, set to `at` and frozen there. */
+export async function setClock(space: Space, at: number): Promise<void> {
+  await runInDurableObject(stub(space), (instance: SpaceObject) => {
+    instance.clock = { now: () => at };
+  });
+}
+
 /** The object's time, moved forward by `ms` from where it stands now. */
 export async function moveClock(space: Space, ms: number): Promise<number> {
   return runInDurableObject(stub(space), (instance: SpaceObject) => {
