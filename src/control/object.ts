@@ -113,8 +113,13 @@ export class ControlObject extends DurableObject<Env> {
     return this.#people.me(actor);
   }
 
-  async createPerson(actor: PersonActor, input: PersonInput, requestId: string | null = null) {
-    return this.#people.createPerson(actor, input, requestId);
+  async createPerson(
+    actor: PersonActor,
+    input: PersonInput,
+    idempotency: IdempotencyRequest | null = null,
+    requestId: string | null = null,
+  ) {
+    return this.#people.createPerson(actor, input, idempotency, requestId);
   }
 
   async updatePerson(actor: PersonActor, personId: string, input: PersonUpdate, requestId: string | null = null) {
@@ -131,24 +136,42 @@ export class ControlObject extends DurableObject<Env> {
 
   // Projects, spaces, sources and keys
 
-  async createProject(actor: PersonActor, name: string, requestId: string | null = null) {
-    return this.#projects.createProject(actor, name, requestId);
+  async createProject(
+    actor: PersonActor,
+    name: string,
+    idempotency: IdempotencyRequest | null = null,
+    requestId: string | null = null,
+  ) {
+    return this.#projects.createProject(actor, name, idempotency, requestId);
   }
 
   async listProjects(actor: PersonActor, page: PageRequest) {
     return this.#projects.listProjects(actor, page);
   }
 
-  async createSpace(actor: PersonActor, projectId: string, name: string, region: string, requestId: string | null = null) {
-    return this.#projects.createSpace(actor, projectId, name, region, requestId);
+  async createSpace(
+    actor: PersonActor,
+    projectId: string,
+    name: string,
+    region: string,
+    idempotency: IdempotencyRequest | null = null,
+    requestId: string | null = null,
+  ) {
+    return this.#projects.createSpace(actor, projectId, name, region, idempotency, requestId);
   }
 
   async listSpaces(actor: PersonActor, projectId: string, page: PageRequest) {
     return this.#projects.listSpaces(actor, projectId, page);
   }
 
-  async createSource(actor: PersonActor, spaceId: string, input: SourceInput, requestId: string | null = null) {
-    return this.#projects.createSource(actor, spaceId, input, requestId);
+  async createSource(
+    actor: PersonActor,
+    spaceId: string,
+    input: SourceInput,
+    idempotency: IdempotencyRequest | null = null,
+    requestId: string | null = null,
+  ) {
+    return this.#projects.createSource(actor, spaceId, input, idempotency, requestId);
   }
 
   async listSources(actor: PersonActor, spaceId: string, page: PageRequest) {

@@ -27,8 +27,8 @@ function pushKeySpace(control: ControlRequests, actor: PersonActor, key: Key): P
 
 /**
  * A new space admits nothing, and a new source's keys do not exist, until their records arrive:
- * so the creation answers even when the push fails, leaving it owed to the alarm (a retry would
- * make a second source, or be `409` for the space's name).
+ * so the creation answers even when the push fails, leaving it owed to the alarm (a retry without
+ * an `Idempotency-Key` would make a second source, or be `409` for the space's name).
  */
 async function pushedOrOwed(control: ControlRequests, spaces: readonly SpaceRow[]): Promise<void> {
   try {
@@ -36,6 +36,19 @@ async function pushedOrOwed(control: ControlRequests, spaces: readonly SpaceRow[
   } catch (error) {
     if (!(error instanceof Problem && error.code === "unavailable")) throw error;
   }
+}
+
+/**
+ * A creation's write: with an `Idempotency-Key`, in one transaction with its kept answer, by the
+ * rules of the key writes (`idempotent`); without one, in a transaction of its own.
+ */
+export function createdOnce<T>(
+  control: ControlRequests,
+  actor: PersonActor,
+  idempotency: IdempotencyRequest | null,
+  write: () => T,
+): T | Promise<T> {
+  return idempotency ? control.idempotent(actor, idempotency, write) : control.db.transaction(write);
 }
 
 /** Projects and what they hold: spaces, their sources and the sources' keys (docs/api/control.md); a change a space must know is pushed to it before the answer. */
@@ -46,7 +59,12 @@ export class ProjectRequests {
     this.#control = control;
   }
 
-  createProject(actor: PersonActor, name: string, requestId: string | null): Promise<Outcome<Project>> {
+  createProject(
+    actor: PersonActor,
+    name: string,
+    idempotency: IdempotencyRequest | null,
+    requestId: string | null,
+  ): Promise<Outcome<Project>> {
     const control = this.#control;
     const audit = {
       action: "project.create",
@@ -54,7 +72,9 @@ export class ProjectRequests {
       targetsOf: (project: Project) => [{ type: "project", id: project.project_id }] as const,
     } as const;
     return control.recorded(actor, audit, () =>
-      control.as(actor, () => createProject(control.db, actor.tenantId, name, control.now())),
+      control.as(actor, () =>
+        createdOnce(control, actor, idempotency, () => createProject(control.db, actor.tenantId, name, control.now())),
+      ),
     );
   }
 
@@ -72,6 +92,7 @@ export class ProjectRequests {
     projectId: string,
     name: string,
     region: string,
+    idempotency: IdempotencyRequest | null,
     requestId: string | null,
   ): Promise<Outcome<SpaceView>> {
     const control = this.#control;
@@ -89,7 +110,7 @@ export class ProjectRequests {
       audit,
       () =>
         control.as(actor, () =>
-          control.db.transaction(() => {
+          createdOnce(control, actor, idempotency, () => {
             const project = requireProject(control.db, actor.tenantId, projectId);
             const space = insertSpace(control.db, project, name, region, control.now());
             control.owe(pushed(space));
@@ -110,7 +131,13 @@ export class ProjectRequests {
     });
   }
 
-  createSource(actor: PersonActor, spaceId: string, input: SourceInput, requestId: string | null): Promise<Outcome<Source>> {
+  createSource(
+    actor: PersonActor,
+    spaceId: string,
+    input: SourceInput,
+    idempotency: IdempotencyRequest | null,
+    requestId: string | null,
+  ): Promise<Outcome<Source>> {
     const control = this.#control;
     const audit = {
       action: "source.create",
@@ -123,7 +150,7 @@ export class ProjectRequests {
       audit,
       () =>
         control.as(actor, () =>
-          control.db.transaction(() => {
+          createdOnce(control, actor, idempotency, () => {
             const space = requireSpace(control.db, actor.tenantId, spaceId);
             control.owe([space]);
             return sourceView(insertSource(control.db, space, input, control.now()));

@@ -3926,12 +3926,15 @@ export interface paths {
         put?: never;
         /**
          * Add a person to the tenant
-         * @description Role `admin`. `vendor_sources` binds a `vendor` person to the sources they may see: sources of the tenant only (any other id, another tenant's source included, is `422`).
+         * @description Role `admin`. `vendor_sources` binds a `vendor` person to the sources they may see: sources of the tenant only (any other id, another tenant's source included, is `422`). Send an `Idempotency-Key` to retry safely: kept 24 hours per person with the hash of the request, the same key and request returns the first answer (the same id, one record made); the same key with another request is `409 conflict`; another person's same key is a fresh request.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per person with the hash of the request: a retry with the same key returns the first answer (the same id); the same key with another request is `409 conflict`; without it each request creates a record of its own. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4286,12 +4289,15 @@ export interface paths {
         put?: never;
         /**
          * Create a project
-         * @description Role `admin`.
+         * @description Role `admin`. Send an `Idempotency-Key` to retry safely: kept 24 hours per person with the hash of the request, the same key and request returns the first answer (the same id, one record made); the same key with another request is `409 conflict`; another person's same key is a fresh request.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per person with the hash of the request: a retry with the same key returns the first answer (the same id); the same key with another request is `409 conflict`; without it each request creates a record of its own. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4321,6 +4327,15 @@ export interface paths {
                 };
                 /** @description forbidden, scope_missing, operation_not_allowed */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4454,12 +4469,15 @@ export interface paths {
         put?: never;
         /**
          * Create a space in a project
-         * @description Role `admin`. The name is unique: it is the first label of the space's host. `region` defaults to the deployment's.
+         * @description Role `admin`. The name is unique: it is the first label of the space's host. `region` defaults to the deployment's. Send an `Idempotency-Key` to retry safely: kept 24 hours per person with the hash of the request, the same key and request returns the first answer (the same id, one record made); the same key with another request is `409 conflict`; another person's same key is a fresh request.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per person with the hash of the request: a retry with the same key returns the first answer (the same id); the same key with another request is `409 conflict`; without it each request creates a record of its own. */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -4642,12 +4660,15 @@ export interface paths {
         put?: never;
         /**
          * Create a source in a space
-         * @description Role `integration` (or `admin`). The verification ceiling defaults by kind: `agent` V2, `human_desk` and `system` V4, `analyst` V0; V3 only with `otp: true`. `act` lists the operations and object types the source's `act` keys may use.
+         * @description Role `integration` (or `admin`). The verification ceiling defaults by kind: `agent` V2, `human_desk` and `system` V4, `analyst` V0; V3 only with `otp: true`. `act` lists the operations and object types the source's `act` keys may use. Send an `Idempotency-Key` to retry safely: kept 24 hours per person with the hash of the request, the same key and request returns the first answer (the same id, one record made); the same key with another request is `409 conflict`; another person's same key is a fresh request.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per person with the hash of the request: a retry with the same key returns the first answer (the same id); the same key with another request is `409 conflict`; without it each request creates a record of its own. */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -4688,6 +4709,15 @@ export interface paths {
                 };
                 /** @description not_found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
