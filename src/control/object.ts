@@ -113,13 +113,8 @@ export class ControlObject extends DurableObject<Env> {
     return this.#people.me(actor);
   }
 
-  async createPerson(
-    actor: PersonActor,
-    input: PersonInput,
-    idempotency: IdempotencyRequest | null = null,
-    requestId: string | null = null,
-  ) {
-    return this.#people.createPerson(actor, input, idempotency, requestId);
+  async createPerson(actor: PersonActor, input: PersonInput, requestId: string | null = null) {
+    return this.#people.createPerson(actor, input, requestId);
   }
 
   async updatePerson(actor: PersonActor, personId: string, input: PersonUpdate, requestId: string | null = null) {

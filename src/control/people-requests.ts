@@ -5,7 +5,6 @@ import { keyDigest } from "../auth/source-key";
 import type { Person, PersonInput, PersonUpdate } from "../contract/control";
 import { decodeCursor } from "../http/cursor";
 import { type Outcome, outcomeOf } from "../http/problem";
-import type { IdempotencyRequest } from "../idempotency";
 import {
   insertPerson,
   listPeople,
@@ -16,7 +15,6 @@ import {
   removePerson,
   updatePerson,
 } from "./people";
-import { createdOnce } from "./project-requests";
 import type { ControlRequests, Page, PageRequest } from "./requests";
 import { cutToken } from "./token-cuts";
 
@@ -78,12 +76,7 @@ export class PeopleRequests {
     return this.#control.as(actor, (person) => personView(person));
   }
 
-  createPerson(
-    actor: PersonActor,
-    input: PersonInput,
-    idempotency: IdempotencyRequest | null,
-    requestId: string | null,
-  ): Promise<Outcome<Person>> {
+  createPerson(actor: PersonActor, input: PersonInput, requestId: string | null): Promise<Outcome<Person>> {
     const control = this.#control;
     const audit = {
       action: "person.create",
@@ -93,9 +86,7 @@ export class PeopleRequests {
     return control.recorded(actor, audit, () =>
       control.as(actor, async () => {
         const hash = await hashPassword(input.password);
-        return createdOnce(control, actor, idempotency, () =>
-          personView(insertPerson(control.db, actor.tenantId, input, hash, control.now())),
-        );
+        return personView(insertPerson(control.db, actor.tenantId, input, hash, control.now()));
       }),
     );
   }

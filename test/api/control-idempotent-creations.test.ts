@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
-import { PersonSchema, ProjectSchema, SourceSchema, SpaceSchema } from "../../src/contract/control";
+import { ProjectSchema, SourceSchema, SpaceSchema } from "../../src/contract/control";
 import { ProblemSchema } from "../../src/contract/problem";
 import { call, createTenant, json, type Tenant, uniqueName } from "../support/seed";
 
@@ -51,15 +51,6 @@ const creations: Creation[] = [
     schema: SourceSchema,
     id: "source_id",
     field: "name",
-  },
-  {
-    name: "POST /v1/people",
-    path: () => "/control/v1/people",
-    body: (n, tag) => ({ email: `${tag}-${n}@example.test`, password: "long enough password", roles: ["analysis"] }),
-    unique: true,
-    schema: PersonSchema,
-    id: "person_id",
-    field: "email",
   },
 ];
 

@@ -3926,15 +3926,12 @@ export interface paths {
         put?: never;
         /**
          * Add a person to the tenant
-         * @description Role `admin`. `vendor_sources` binds a `vendor` person to the sources they may see: sources of the tenant only (any other id, another tenant's source included, is `422`). Send an `Idempotency-Key` to retry safely: kept 24 hours per person with the hash of the request, the same key and request returns the first answer (the same id, one record made); the same key with another request is `409 conflict`; another person's same key is a fresh request.
+         * @description Role `admin`. `vendor_sources` binds a `vendor` person to the sources they may see: sources of the tenant only (any other id, another tenant's source included, is `422`).
          */
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description Optional: 1 to 256 visible ASCII characters, spaces allowed between them. Kept 24 hours per person with the hash of the request: a retry with the same key returns the first answer (the same id); the same key with another request is `409 conflict`; without it each request creates a record of its own. */
-                    "idempotency-key"?: string;
-                };
+                header?: never;
                 path?: never;
                 cookie?: never;
             };

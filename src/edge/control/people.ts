@@ -7,21 +7,16 @@ import { controlObject } from "../../control/address";
 import { unwrap } from "../../http/problem";
 import type { AppEnv } from "../context";
 import { jsonInput, personOnly, refusedInput } from "./guards";
-import { CreationIdempotencySchema, creationIdempotency, RETRIED } from "./projects";
 
 const createPersonRoute = createRoute({
   method: "post",
   path: "/v1/people",
   summary: "Add a person to the tenant",
   description:
-    "Role `admin`. `vendor_sources` binds a `vendor` person to the sources they may see: sources of the tenant only (any other id, another tenant's source included, is `422`). " +
-    RETRIED,
+    "Role `admin`. `vendor_sources` binds a `vendor` person to the sources they may see: sources of the tenant only (any other id, another tenant's source included, is `422`).",
   security: [{ personToken: [] }],
   middleware: [personOnly(POLICIES.people, { action: "person.create" }), jsonInput] as const,
-  request: {
-    headers: CreationIdempotencySchema,
-    body: { content: { "application/json": { schema: PersonInputSchema } }, required: true },
-  },
+  request: { body: { content: { "application/json": { schema: PersonInputSchema } }, required: true } },
   responses: {
     201: { description: "Created.", content: { "application/json": { schema: PersonSchema } } },
     ...problems(401, 403, 409, 422, 500, 503),
@@ -75,11 +70,9 @@ const removePersonRoute = createRoute({
 });
 
 export const peopleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: refusedInput })
-  .openapi(createPersonRoute, async (c) => {
-    const idempotency = await creationIdempotency(c, c.req.valid("header")["idempotency-key"]);
-    const person = await controlObject(c.env).createPerson(c.get("person"), c.req.valid("json"), idempotency, c.get("requestId"));
-    return c.json(unwrap(person), 201);
-  })
+  .openapi(createPersonRoute, async (c) =>
+    c.json(unwrap(await controlObject(c.env).createPerson(c.get("person"), c.req.valid("json"), c.get("requestId"))), 201),
+  )
   .openapi(listPeopleRoute, async (c) =>
     c.json(unwrap(await controlObject(c.env).listPeople(c.get("person"), c.req.valid("query"))), 200),
   )
