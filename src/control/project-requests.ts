@@ -42,7 +42,7 @@ async function pushedOrOwed(control: ControlRequests, spaces: readonly SpaceRow[
  * A creation's write: with an `Idempotency-Key`, in one transaction with its kept answer, by the
  * rules of the key writes (`idempotent`); without one, in a transaction of its own.
  */
-export function createdOnce<T>(
+function createdOnce<T>(
   control: ControlRequests,
   actor: PersonActor,
   idempotency: IdempotencyRequest | null,
