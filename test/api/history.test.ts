@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { type HistoryItem, HistoryItemSchema } from "../../src/contract/history";
 import { expectProblem, getProfile, type Handle, identifyItem, lookup, personToken, phone, undo } from "../support/identity";
-import { fullContext, later, moveClock } from "../support/memory";
-import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
+import { act, fullContext, later, moveClock, say } from "../support/memory";
+import { batch, call, createKey, createSpace, json, type Space } from "../support/seed";
 
 /**
  * History through the API (DESIGN 3.7): an episode by its `episode_id` and an object by the ids
@@ -19,20 +19,6 @@ async function accept(space: Space, items: unknown[], key = space.key): Promise<
   const answer = BatchAnswerSchema.parse(await json(await batch(space, items, key), 200));
   expect(answer.errors).toEqual([]);
 }
-
-const say = (handle: Handle, at: number, text: string, overrides: Record<string, unknown> = {}) =>
-  message({ handles: [handle], occurred_at: iso(at), content: { type: "text", text }, ...overrides });
-
-const act = (handle: Handle, at: number, block: Record<string, unknown>, overrides: Record<string, unknown> = {}) =>
-  message({
-    handles: [handle],
-    kind: "action",
-    speaker: { role: "ai_agent" },
-    action: { object_type: "order", ...block },
-    content: undefined,
-    occurred_at: iso(at),
-    ...overrides,
-  });
 
 const openResponse = (space: Space, body: Record<string, unknown>, token = space.key) =>
   call("POST", `/spaces/${space.name}/v1/history/open`, { token, body });

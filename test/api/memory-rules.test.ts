@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { phone } from "../support/identity";
-import { fullContext, later, moveClock } from "../support/memory";
+import { act, fullContext, later, moveClock, say } from "../support/memory";
 import { batch, call, createSpace, json, message, type Space } from "../support/seed";
 
 /**
@@ -18,9 +18,6 @@ async function accept(space: Space, items: unknown[]): Promise<void> {
   const answer = BatchAnswerSchema.parse(await json(await batch(space, items), 200));
   expect(answer.errors).toEqual([]);
 }
-
-const say = (handle: { type: string; value: string }, at: number, text: string, overrides: Record<string, unknown> = {}) =>
-  message({ handles: [handle], occurred_at: iso(at), content: { type: "text", text }, ...overrides });
 
 const liveTexts = async (space: Space, handle: { type: string; value: string }) =>
   (await fullContext(space, { handle })).live.map((item) => item.text);
@@ -139,15 +136,6 @@ describe("caps: live holds the latest 50, lists the newest 20", () => {
 describe("promises: cancelled, kept over a cancel in either order, broken stays broken", () => {
   const promiseSpace = () =>
     createSpace({ source: { act: { operations: ["promise", "update", "cancel"], object_types: ["order"] } } });
-  const act = (handle: { type: string; value: string }, at: number, block: Record<string, unknown>) =>
-    message({
-      handles: [handle],
-      kind: "action",
-      speaker: { role: "ai_agent" },
-      action: { object_type: "order", ...block },
-      content: undefined,
-      occurred_at: iso(at),
-    });
   const statusOf = async (space: Space, handle: { type: string; value: string }) =>
     (await fullContext(space, { handle })).memory.promises.map((promise) => promise.status);
 

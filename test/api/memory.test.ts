@@ -6,7 +6,7 @@ import { MemoryStatsSchema } from "../../src/edge/data/memory-stats";
 import { compileQueueLength, compileSlice } from "../../src/space/memory/compiler";
 import type { SpaceObject } from "../../src/space/object";
 import { expectProblem, identifyItem, link, phone, query, restartSpaceObject, systemId } from "../support/identity";
-import { contextResponse, fullContext, later, moveClock, readContext, stub } from "../support/memory";
+import { contextResponse, fullContext, later, moveClock, readContext, say, stub } from "../support/memory";
 import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 /**
@@ -26,9 +26,6 @@ async function accept(space: Space, items: unknown[], key = space.key): Promise<
   const answer = BatchAnswerSchema.parse(await json(await batch(space, items, key), 200));
   expect(answer.errors).toEqual([]);
 }
-
-const say = (handle: { type: string; value: string }, at: number, text: string, overrides: Record<string, unknown> = {}) =>
-  message({ handles: [handle], occurred_at: iso(at), content: { type: "text", text }, ...overrides });
 
 const systemEvent = (handle: { type: string; value: string }, at: number, attributes: Record<string, unknown>) =>
   message({

@@ -2,9 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
 import { type TimelinePage, TimelinePageSchema } from "../../src/contract/history";
-import { expectProblem, type Handle, identifyItem, lookup, phone, query, systemId } from "../support/identity";
+import { expectProblem, identifyItem, lookup, phone, query, systemId } from "../support/identity";
+import { say } from "../support/memory";
 import { runs } from "../support/property-runs";
-import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
+import { batch, call, createKey, createSpace, json, type Space } from "../support/seed";
 
 /**
  * The timeline through the API: a profile's events across merges, newest first, paged with an
@@ -26,9 +27,6 @@ async function accept(space: Space, items: unknown[], key = space.key): Promise<
   const answer = BatchAnswerSchema.parse(await json(await batch(space, items, key), 200));
   expect(answer.errors).toEqual([]);
 }
-
-const say = (handle: Handle, at: number, text: string, overrides: Record<string, unknown> = {}) =>
-  message({ handles: [handle], occurred_at: iso(at), content: { type: "text", text }, ...overrides });
 
 const timelineResponse = (space: Space, body: Record<string, unknown>, token = space.key) =>
   call("POST", `/spaces/${space.name}/v1/timeline`, { token, body });

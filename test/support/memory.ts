@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { type Context, ContextAnswerSchema, ContextSchema } from "../../src/contract/context";
 import type { SpaceObject } from "../../src/space/object";
-import { call, type Space } from "./seed";
+import { call, message, type Space } from "./seed";
 
 /** What memory and context tests share: context reads parsed with the route's schema, a clock to move. */
 
@@ -69,3 +69,24 @@ export async function later(space: Space, ms: number): Promise<void> {
   await moveClock(space, ms);
   await runAlarms(space);
 }
+
+/** A customer's text message of `handle` at `at` (ms). */
+export const say = (handle: { type: string; value: string }, at: number, text: string, overrides: Record<string, unknown> = {}) =>
+  message({ handles: [handle], occurred_at: new Date(at).toISOString(), content: { type: "text", text }, ...overrides });
+
+/** An AI agent's action on an `order` (unless `block` names another type) of `handle` at `at` (ms). */
+export const act = (
+  handle: { type: string; value: string },
+  at: number,
+  block: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+) =>
+  message({
+    handles: [handle],
+    kind: "action",
+    speaker: { role: "ai_agent" },
+    action: { object_type: "order", ...block },
+    content: undefined,
+    occurred_at: new Date(at).toISOString(),
+    ...overrides,
+  });
