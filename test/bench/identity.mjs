@@ -222,8 +222,16 @@ async function jobIdle(base, key) {
  * pairwise against the labels; the textbook reference scored over the same records.
  */
 export async function personRecordSuggestions(origin, operatorToken, count = 5_000) {
+  return { ...(await recordSuggestions(origin, operatorToken, personRecords({ count, seed: 30 }))), suggestion_records: count };
+}
+
+/**
+ * Person records `{id, cluster, attributes}` (one profile each) written into a fresh space as
+ * `customer.updated` events; once the job has run, its open suggestions and the textbook
+ * reference's pairs, pairwise against the clusters.
+ */
+export async function recordSuggestions(origin, operatorToken, records) {
   const demo = await seedDemo(origin, operatorToken);
-  const records = personRecords({ count, seed: 30 });
   const items = records.map((record) =>
     event(`person-${record.id}`, [{ type: "system_id", scope: "person", value: record.id }], {
       kind: "system_event",
@@ -253,7 +261,6 @@ export async function personRecordSuggestions(origin, operatorToken, count = 5_0
     suggestion_recall: round3(service.recall),
     suggestion_reference_precision: round3(reference.precision),
     suggestion_reference_recall: round3(reference.recall),
-    suggestion_records: count,
   };
 }
 

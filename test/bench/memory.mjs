@@ -66,7 +66,7 @@ async function post({ base, key }, batches) {
 }
 
 /** Resolves once the space's compile queue is empty (`t0`: when the wait's writes began). */
-async function compiled({ base, operatorToken }, t0, timeoutS = 900) {
+export async function compiled({ base, operatorToken }, t0, timeoutS = 900) {
   while ((await compileQueue(base, operatorToken)) > 0) {
     if (performance.now() - t0 > timeoutS * 1000) throw new Error(`memory set: not compiled after ${timeoutS} s`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -130,7 +130,7 @@ export async function compileRates(service, operatorToken, set, read = async () 
 }
 
 /** Every event of a customer on the timeline, by time: `{event_id, episode_id}`. */
-async function eventsByTime({ base, key }, handle) {
+export async function eventsByTime({ base, key }, handle) {
   const byTime = new Map();
   let cursor;
   do {

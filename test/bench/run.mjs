@@ -81,6 +81,7 @@ import { csvImport, ndjsonImport, referenceIngest } from "./imports.mjs";
 import { uploadFigures } from "./media.mjs";
 import { memoryFigures } from "./memory.mjs";
 import { rateLimitOverhead } from "./rate-limits.mjs";
+import { febrlFigures, locomoFigures } from "./real-data.mjs";
 import { snapshotTree, startWrangler, stopAll } from "./servers.mjs";
 import { Workload } from "./workload.mjs";
 
@@ -91,11 +92,12 @@ const QUICK = process.env.BENCH_QUICK === "1";
  * batch path; `BENCH_ONLY=suggestions`: the suggestions job and the labelled records only;
  * `BENCH_ONLY=memory`: the memory phase only; `BENCH_ONLY=ratelimit`: the rate limits' cost only;
  * `BENCH_ONLY=forget`: the erasure phase only; `BENCH_ONLY=media`: the media uploads only;
- * `BENCH_ONLY=import`: the file imports only.
+ * `BENCH_ONLY=import`: the file imports only; `BENCH_ONLY=real`: the figures on public data
+ * (real-data.mjs, BENCH_FEBRL and BENCH_LOCOMO) only.
  */
 const ONLY = process.env.BENCH_ONLY ?? "";
-if (!["", "ingest", "suggestions", "memory", "ratelimit", "forget", "media", "import"].includes(ONLY))
-  throw new Error(`BENCH_ONLY must be ingest, suggestions, memory, ratelimit, forget, media or import, got ${ONLY}`);
+if (!["", "ingest", "suggestions", "memory", "ratelimit", "forget", "media", "import", "real"].includes(ONLY))
+  throw new Error(`BENCH_ONLY must be ingest, suggestions, memory, ratelimit, forget, media, import or real, got ${ONLY}`);
 const INGEST_ONLY = ONLY === "ingest";
 const ROUNDS = Math.round(setting("BENCH_ROUNDS", 5));
 const ROUND_BATCHES = Math.round(setting("BENCH_ROUND_BATCHES", QUICK ? 60 : 200));
@@ -246,6 +248,7 @@ async function main() {
   if (ONLY === "forget") return { json: await forgetRun(secrets) };
   if (ONLY === "media") return { json: (await mediaRun(secrets)).figures };
   if (ONLY === "import") return { json: await importRun(secrets) };
+  if (ONLY === "real") return { json: await realRun(secrets) };
   log("starting the service and the minimal path (wrangler dev)");
   const [service, bare] = await Promise.all([
     startWrangler({ label: "full", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" }),
@@ -482,6 +485,27 @@ async function importRun(secrets) {
  * the median with its spread: a p99 of the few dozen reads one erasure leaves time for is their
  * slowest, which the machine moves from run to run.
  */
+/** `BENCH_ONLY=real`: each public data set given, on a service of its own. */
+async function realRun(secrets) {
+  const sets = [
+    ["BENCH_FEBRL", febrlFigures],
+    ["BENCH_LOCOMO", locomoFigures],
+  ].filter(([name]) => process.env[name]);
+  if (sets.length === 0) throw new Error("BENCH_ONLY=real needs BENCH_FEBRL=<csv> or BENCH_LOCOMO=<dir> (real-data.mjs)");
+  const figures = {};
+  for (const [name, measure] of sets) {
+    log(`public data: ${name}=${process.env[name]}, on a service of its own`);
+    const service = await startWrangler({ label: "real", cwd: tree.dir, vars: secrets, readyPath: "/v1/openapi.json" });
+    try {
+      Object.assign(figures, await measure(service.origin, secrets.OPERATOR_TOKEN, process.env[name]));
+    } finally {
+      await service.stop();
+    }
+    log(`figures: ${JSON.stringify(figures)}`);
+  }
+  return figures;
+}
+
 async function forgetRun(secrets) {
   const runs = [];
   for (let k = 0; k < FORGET.repeats; k++) {
