@@ -9,6 +9,7 @@ import {
   type SummaryModel,
   summarizeSession,
 } from "../../src/space/memory/model-summarizer";
+import { SUMMARY_BUDGET } from "../../src/space/memory/summarizer";
 import { memoryEvent as event, memoryEventOf } from "../support/memory-events";
 import { runs } from "../support/property-runs";
 
@@ -132,9 +133,9 @@ describe("model summarizer: the answer", () => {
     });
   });
 
-  it("cuts a summary longer than a context's 300 characters", async () => {
-    const long = `${"The parcel was late and the customer asked twice. ".repeat(8)}It ships tomorrow.`;
-    expect(long.length).toBeGreaterThan(400);
+  it("cuts a summary longer than a context's 500 characters", async () => {
+    const long = `${"The parcel was late and the customer asked twice. ".repeat(12)}It ships tomorrow.`;
+    expect(long.length).toBeGreaterThan(600);
     const outcome = await summarizeSession(
       fake(async () => ({ response: { ...valid, summary: long } })).binding,
       MODEL,
@@ -142,7 +143,7 @@ describe("model summarizer: the answer", () => {
       1_000,
     );
     if (!outcome.ok) throw new Error("the answer was refused");
-    expect(Array.from(outcome.digest.summary).length).toBeLessThanOrEqual(300);
+    expect(Array.from(outcome.digest.summary).length).toBeLessThanOrEqual(SUMMARY_BUDGET);
     expect(long.startsWith(outcome.digest.summary.replace(/…$/, "").trimEnd())).toBe(true);
   });
 

@@ -44,6 +44,21 @@ describe("salience: which sentences a summary takes", () => {
     expect([...chosen].sort()).toEqual([0, 2]);
   });
 
+  it("takes next the sentence that adds most not yet said for its length, and none that adds nothing", () => {
+    // "sofa late" is the matter; after the sentence saying it and the order, one near it adds
+    // only "voucher", one about the refund adds two words not said yet.
+    const sentences = [
+      ["sofa", "late", "order"],
+      ["sofa", "late", "voucher"],
+      ["refund", "bank"],
+      ["sofa", "late"],
+    ];
+    const centroid = centroidOf([...sentences, ["sofa", "late"]], flat);
+    const candidates = sentences.map((stems) => candidate(stems, 30));
+    expect(select(candidates, centroid, 61)).toEqual([0, 2]);
+    expect(select(candidates, centroid, 1000)).toEqual([0, 2, 1]);
+  });
+
   it("weighs a rare word more than a common one, and every word the same without counts", () => {
     const idf = idfOf({ documents: 100, documentFrequency: (stem) => (stem === "order" ? 90 : 1) });
     expect(idf("order")).toBeLessThan(idf("kettl"));

@@ -136,8 +136,14 @@ describe("summarizer: the summary says what the session was about", () => {
       "The driver will call thirty minutes before the armchair delivery",
       "My neighbour can take the armchair delivery if I am out on Tuesday",
       "Your neighbour at number 14 is noted for the armchair delivery",
+      "Please ask the driver to carry the armchair upstairs to the second floor on Tuesday",
+      "The driver will carry the armchair upstairs and take the old packaging away",
+      "The armchair is the blue velvet one",
+      "The armchair delivery is free of charge",
+      "Tuesday suits me for the armchair",
     ];
     const digest = summarize(said.map((text, i) => say(i % 2 === 0 ? "customer" : "ai_agent", text)));
+    expect(new Set(said).size * 60).toBeGreaterThan(SUMMARY_BUDGET);
     expect(codePoints(digest.summary)).toBeLessThanOrEqual(SUMMARY_BUDGET);
     expect(digest.summary).not.toContain("weather");
     expect(digest.summary.split("booked for Tuesday").length).toBeLessThanOrEqual(2);

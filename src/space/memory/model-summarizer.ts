@@ -46,7 +46,7 @@ const FACT_KEY_CHARS = 64;
 
 /** The answer as the model is asked for it; its JSON schema is sent with the request. */
 const AnswerSchema = z.object({
-  summary: z.string().describe("What the session was about and how it ended: one to three sentences, at most 300 characters."),
+  summary: z.string().describe("What the session was about and how it ended: one to four sentences, at most 500 characters."),
   requested: z.string().nullable().describe("What the customer asked for, in one sentence; null when nothing."),
   resolution: z.string().nullable().describe("What the agents answered or did about it, in one sentence; null when nothing."),
   highlights: z
@@ -66,7 +66,7 @@ function answerJsonSchema(): Record<string, unknown> {
 const INSTRUCTIONS = `You summarize one customer service session for the next agent who talks to this customer.
 Each line of the transcript is one turn: its id, who spoke, and what was said.
 Reply with JSON only, matching the schema:
-- summary: what the session was about and how it ended, in one to three sentences of at most 300 characters; no message counts, channels or ids.
+- summary: what the session was about and how it ended, in one to four sentences of at most 500 characters; no message counts, channels or ids.
 - requested: what the customer asked for, in one sentence, or null.
 - resolution: what the agents answered or did about it, in one sentence, or null.
 - highlights: up to ${HIGHLIGHTS} of the customer's own statements worth remembering about them (events, plans, preferences, circumstances, problems; no greetings, thanks or filler), each with the id of its line as event_id and its sentence quoted as written.

@@ -1,8 +1,7 @@
 /**
  * How much a sentence says of its session (docs/api/memory.md "Episodes"): content words
- * weighted by how rare they are in the space (idf), a sentence's similarity to the session's
- * centroid of them, and maximal marginal relevance so that a second sentence saying the same
- * thing is not chosen.
+ * weighted by how rare they are in the space (idf) and by how many of the session's sentences
+ * say them, and the sentences that cover most of that weight for their length.
  */
 import type { Vocabulary } from "./summarizer";
 
@@ -53,49 +52,55 @@ export function cosine(a: Vector, b: Vector): number {
 export interface Candidate {
   vector: Vector;
   length: number;
+  /** Shares no word with the rest of its session: chosen only once no other candidate adds anything. */
+  aside?: boolean;
 }
 
-/** Weight of relevance against novelty (MMR's λ). */
-const RELEVANCE = 0.7;
-/** A candidate this similar to one chosen says the same thing: never chosen. */
-const SAME = 0.8;
+/**
+ * How a candidate's length counts against what it adds: its gain over length^0.75. Over length
+ * (0.5 or 1) took a little less of LoCoMo's reference summaries (docs/api/memory.md "Episodes").
+ */
+const LENGTH_EXPONENT = 0.75;
 
 /**
- * The candidates to write within `budget` code points (joined by a space), best first: greedy by
- * maximal marginal relevance, relevance being the similarity to `centroid` (the session's stems,
- * each weighted by its idf and by how many sentences hold it: a TextRank-like centrality without
- * the graph). Deterministic: ties go to the earlier candidate.
+ * The candidates to write within `budget` code points (joined by a space), best first: greedy
+ * budgeted coverage of the `centroid`'s stems (the session's, each weighted by its idf and by how
+ * many sentences hold it). A candidate gains the weight of its stems that no candidate chosen
+ * holds yet, over its length to the power `LENGTH_EXPONENT`; one that adds nothing is never
+ * chosen, so a second sentence saying the same is not, and an aside only when no other adds
+ * anything or fits. Deterministic: ties go to the earlier candidate.
  */
 export function select(candidates: readonly Candidate[], centroid: Vector, budget: number): number[] {
-  const relevance = candidates.map((candidate) => cosine(candidate.vector, centroid));
-  // Each candidate's similarity to the closest one chosen so far.
-  const redundancy = candidates.map(() => 0);
+  const covered = new Set<string>();
   const chosen: number[] = [];
   const left = new Set(candidates.keys());
   let used = 0;
-  while (left.size > 0) {
-    let best = -1;
-    let bestScore = Number.NEGATIVE_INFINITY;
+  for (;;) {
+    // The best candidate, and the best aside.
+    const best = [-1, -1];
+    const bestScore = [0, 0];
     const separator = chosen.length > 0 ? 1 : 0;
     for (const i of left) {
       const candidate = candidates[i] as Candidate;
-      const same = redundancy[i] ?? 0;
-      if (used + separator + candidate.length > budget || same >= SAME) {
+      if (used + separator + candidate.length > budget) {
         left.delete(i);
         continue;
       }
-      const score = RELEVANCE * (relevance[i] ?? 0) - (1 - RELEVANCE) * same;
-      if (score > bestScore) {
-        best = i;
-        bestScore = score;
+      let gain = 0;
+      for (const stem of candidate.vector.weights.keys()) if (!covered.has(stem)) gain += centroid.weights.get(stem) ?? 0;
+      const score = gain / Math.max(1, candidate.length) ** LENGTH_EXPONENT;
+      const tier = candidate.aside ? 1 : 0;
+      if (score > (bestScore[tier] as number)) {
+        best[tier] = i;
+        bestScore[tier] = score;
       }
     }
-    if (best < 0) break;
-    left.delete(best);
-    used += separator + (candidates[best] as Candidate).length;
-    chosen.push(best);
-    const picked = (candidates[best] as Candidate).vector;
-    for (const i of left) redundancy[i] = Math.max(redundancy[i] ?? 0, cosine((candidates[i] as Candidate).vector, picked));
+    const next = (best[0] as number) >= 0 ? (best[0] as number) : (best[1] as number);
+    if (next < 0) break;
+    left.delete(next);
+    used += separator + (candidates[next] as Candidate).length;
+    chosen.push(next);
+    for (const stem of (candidates[next] as Candidate).vector.weights.keys()) covered.add(stem);
   }
   return chosen;
 }

@@ -40,8 +40,11 @@ export interface Summarizer {
   summarize(events: readonly MemoryEvent[], vocabulary: Vocabulary): EpisodeDigest;
 }
 
-/** The summary's length at most, in code points (docs/api/memory.md "Episodes"). */
-export const SUMMARY_BUDGET = 300;
+/**
+ * The summary's length at most, in code points (docs/api/memory.md "Episodes"): about what a
+ * session's first three turns take on LoCoMo's conversations (503 on average).
+ */
+export const SUMMARY_BUDGET = 500;
 /** A sentence, the request or the resolution at most, in code points. */
 const LINE_LIMIT = 200;
 /** A summary sentence holds at least this many content words. */
@@ -97,7 +100,7 @@ export const extractiveSummarizer: Summarizer = {
 /**
  * The sentences of the summary, in conversation order: those of two content words or more that
  * are not small talk, a deferral, an acknowledgement or a closing, chosen by centrality to the
- * session's content words and MMR within the budget.
+ * session's content words, covered greedily within the budget (`select`).
  */
 function summarySentences(turns: readonly Turn[], idf: (stem: string) => number): Placed[] {
   const substantive = placed(turns, (_, reading) => isSubstantive(reading));
@@ -105,8 +108,16 @@ function summarySentences(turns: readonly Turn[], idf: (stem: string) => number)
   // A sentence said again (an agent's stock phrase) counts once: repeating it does not make it the matter.
   const said = new Map(substantive.map(({ reading }) => [reading.stems.join(" "), reading.stems]));
   const centroid = centroidOf([...said.values()], idf);
+  const sentencesSaying = new Map<string, number>();
+  for (const stems of said.values())
+    for (const stem of new Set(stems)) sentencesSaying.set(stem, (sentencesSaying.get(stem) ?? 0) + 1);
   const chosen = select(
-    candidates.map(({ reading }) => ({ vector: vectorOf(reading.stems, idf), length: codePoints(punctuate(line(reading))) })),
+    candidates.map(({ reading }) => ({
+      vector: vectorOf(reading.stems, idf),
+      length: codePoints(punctuate(line(reading))),
+      // "By the way, the weather is lovely": no word of it said elsewhere in the session.
+      aside: reading.stems.every((stem) => (sentencesSaying.get(stem) ?? 0) < 2),
+    })),
     centroid,
     SUMMARY_BUDGET,
   );
