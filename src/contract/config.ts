@@ -49,7 +49,7 @@ export const SpaceConfigValuesSchema = z
     history_text_level: LevelSchema.optional(),
     episode_highlights: z.number().int().min(0).max(10).optional().openapi({
       description:
-        "How many of the customer's statements about themselves an episode keeps as `highlights` (default 3; 0 keeps none).",
+        "How many of the customer's statements about themselves an episode keeps as `highlights` (default 5; 0 keeps none).",
     }),
     retention_days: z.number().int().min(1).max(36_500).optional().openapi({
       description:

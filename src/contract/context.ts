@@ -81,7 +81,7 @@ const EpisodeSchema = z
     derived: z.array(DerivedSchema),
     highlights: z.array(HighlightSchema).openapi({
       description:
-        "What the customer said about themselves in this session (plans, events, preferences, circumstances, problems), in the order said: at most the space's `episode_highlights` (default 3).",
+        "What the customer said about themselves in this session (plans, events, preferences, circumstances, problems), in the order said: at most the space's `episode_highlights` (default 5).",
     }),
   })
   .openapi("Episode");

@@ -116,6 +116,31 @@ describe("episodes: highlights of what the customer said about themselves", () =
     expect(hidden.highlights).toEqual(latest.highlights.map(({ event_id }) => ({ event_id, text: null })));
   });
 
+  it("keeps five of them unless the space says otherwise", async () => {
+    const space = await createSpace();
+    const handle = phone("+15555550604");
+    const t0 = await moveClock(space, 0);
+    const statements = [
+      "I moved to Leeds last month with my two daughters",
+      "My daughter starts school there in September",
+      "I usually work night shifts at the hospital",
+      "I prefer deliveries on Saturday mornings",
+      "My old kettle from your shop leaks since Monday",
+      "We are planning a kitchen renovation next spring",
+      "I have been a gold member since 2019",
+    ];
+    await accept(
+      space,
+      statements.flatMap((text, i) => [
+        say(handle, t0 - 60 * MINUTE + i * 2 * MINUTE, "customer", text, "c-five"),
+        say(handle, t0 - 59 * MINUTE + i * 2 * MINUTE, "ai_agent", `Noted, thank you ${i}.`, "c-five"),
+      ]),
+    );
+    await later(space, 31 * MINUTE);
+    const context = await compiled(space, handle);
+    expect(context.memory.episodes[0]?.highlights).toHaveLength(5);
+  });
+
   it("keeps the space's episode_highlights of them (0 to 10)", async () => {
     const space = await createSpace();
     const setHighlights = (value: unknown) =>

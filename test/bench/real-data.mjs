@@ -15,6 +15,10 @@
 //     (conversations.mjs) of the same turns. real_episode_rouge1_recall: ROUGE-1 recall
 //     (rouge.mjs) of each session's episode summary against LoCoMo's session summary;
 //     real_episode_lead3_ratio: that over the session's first three turns'.
+//     real_highlight_coverage: the share of LoCoMo's observations of the customer (what they
+//     said of themselves, with the turns that say it) with such a turn among its episode's
+//     highlights, as highlight_coverage on the generated set (memory.mjs); real_highlight_precision
+//     the share of highlights that are such a turn.
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -76,7 +80,11 @@ function conversationOf(file) {
     const turns = data[`session_${n}`]
       .filter((turn) => typeof turn.text === "string" && turn.text.trim() !== "")
       .map((turn, i) => ({ dia: turn.dia_id, speaker: turn.speaker, text: turn.text, at: start + i * 30_000 }));
-    sessions.push({ n, turns, summary: data[`session_${n}_summary`] ?? null });
+    // What LoCoMo noted the customer said of themselves, by the turns that say it.
+    const noted = Object.entries(data[`session_${n}_observation`] ?? {})
+      .filter(([speaker]) => speaker === data.speaker_a)
+      .flatMap(([, observations]) => observations.map(([, evidence]) => [evidence].flat().map((id) => String(id).trim())));
+    sessions.push({ n, turns, summary: data[`session_${n}_summary`] ?? null, noted });
   }
   const questions = data.qa
     .filter((qa) => qa.category >= 1 && qa.category <= 4 && Array.isArray(qa.evidence))
@@ -126,6 +134,10 @@ export async function locomoFigures(origin, operatorToken, dir) {
   let service = 0;
   let textbook = 0;
   const rouge = { episode: [], lead3: [] };
+  let noted = 0;
+  let highlighted = 0;
+  let highlights = 0;
+  let notable = 0;
   for (const [c, conversation] of conversations.entries()) {
     const diaAt = new Map(conversation.sessions.flatMap(({ turns: t }) => t.map((turn) => [turn.at, turn.dia])));
     const diaOfText = new Map();
@@ -149,6 +161,13 @@ export async function locomoFigures(origin, operatorToken, dir) {
         item_id: episodeId,
         handle: conversation.handle,
       });
+      const diaOfEvent = new Map(session.turns.map((turn) => [byTime.get(turn.at)?.event_id, turn.dia]));
+      const said = new Set((episode.highlights ?? []).map((highlight) => diaOfEvent.get(highlight.event_id)));
+      highlights += said.size;
+      noted += session.noted.length;
+      highlighted += session.noted.filter((evidence) => evidence.some((id) => said.has(id))).length;
+      const evidence = new Set(session.noted.flat());
+      notable += [...said].filter((id) => evidence.has(id)).length;
       rouge.episode.push(rouge1Recall(episode.summary, session.summary));
       rouge.lead3.push(
         rouge1Recall(
@@ -171,5 +190,9 @@ export async function locomoFigures(origin, operatorToken, dir) {
     real_lead3_rouge1_recall: round(mean(rouge.lead3), 3),
     real_episode_lead3_ratio: round(mean(rouge.episode) / mean(rouge.lead3), 2),
     real_episodes: rouge.episode.length,
+    real_highlight_coverage: round(highlighted / noted, 3),
+    real_highlight_precision: round(notable / highlights, 3),
+    real_highlights_per_episode: round(highlights / rouge.episode.length, 2),
+    real_noted_statements: noted,
   };
 }

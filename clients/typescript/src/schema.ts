@@ -6330,7 +6330,7 @@ export interface components {
                 id: string;
                 summary: string;
             }[];
-            /** @description What the customer said about themselves in this session (plans, events, preferences, circumstances, problems), in the order said: at most the space's `episode_highlights` (default 3). */
+            /** @description What the customer said about themselves in this session (plans, events, preferences, circumstances, problems), in the order said: at most the space's `episode_highlights` (default 5). */
             highlights: components["schemas"]["Highlight"][];
         };
         Highlight: {
@@ -7219,7 +7219,7 @@ export interface components {
             silent_after_h?: number;
             /** @enum {string} */
             history_text_level?: "V0" | "V1" | "V2" | "V3" | "V4" | "no_customer";
-            /** @description How many of the customer's statements about themselves an episode keeps as `highlights` (default 3; 0 keeps none). */
+            /** @description How many of the customer's statements about themselves an episode keeps as `highlights` (default 5; 0 keeps none). */
             episode_highlights?: number;
             /** @description Events older than this many days (by `occurred_at`) have their content erased, with what was derived only from them, by a daily run (docs/api/privacy.md "Retention"); their tombstones stay. None: kept until erased. */
             retention_days?: number;

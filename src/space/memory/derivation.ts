@@ -66,7 +66,7 @@ export interface CompileSettings {
 }
 
 /** `episode_highlights` when the space sets none. */
-export const DEFAULT_HIGHLIGHTS = 3;
+export const DEFAULT_HIGHLIGHTS = 5;
 const DEFAULTS: CompileSettings = { vocabulary: EMPTY_VOCABULARY, highlights: DEFAULT_HIGHLIGHTS };
 
 const AGENTS = new Set(["ai_agent", "human_agent"]);
