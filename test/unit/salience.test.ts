@@ -59,6 +59,26 @@ describe("salience: which sentences a summary takes", () => {
     expect(select(candidates, centroid, 1000)).toEqual([0, 2, 1]);
   });
 
+  it("takes an aside only once nothing else adds anything or fits", () => {
+    const sentences = [
+      ["sofa", "late", "deliveri"],
+      ["sofa", "deliveri", "tuesday"],
+      ["weather", "leed", "love", "today"],
+    ];
+    const centroid = centroidOf([...sentences, ["sofa", "late", "deliveri", "tuesday"]], flat);
+    const candidates = sentences.map((stems, i) => ({ ...candidate(stems, 30), aside: i === 2 }));
+    expect(select(candidates, centroid, 61)).toEqual([0, 1]);
+    expect(select(candidates, centroid, 1000)).toEqual([0, 1, 2]);
+    // Not an aside, it says more for its length than the second sentence.
+    expect(
+      select(
+        sentences.map((stems) => candidate(stems, 30)),
+        centroid,
+        61,
+      ),
+    ).toEqual([0, 2]);
+  });
+
   it("weighs a rare word more than a common one, and every word the same without counts", () => {
     const idf = idfOf({ documents: 100, documentFrequency: (stem) => (stem === "order" ? 90 : 1) });
     expect(idf("order")).toBeLessThan(idf("kettl"));

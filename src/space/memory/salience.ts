@@ -76,9 +76,10 @@ export function select(candidates: readonly Candidate[], centroid: Vector, budge
   const left = new Set(candidates.keys());
   let used = 0;
   for (;;) {
-    // The best candidate, and the best aside.
-    const best = [-1, -1];
-    const bestScore = [0, 0];
+    let best = -1;
+    let bestScore = 0;
+    let aside = -1;
+    let asideScore = 0;
     const separator = chosen.length > 0 ? 1 : 0;
     for (const i of left) {
       const candidate = candidates[i] as Candidate;
@@ -89,13 +90,11 @@ export function select(candidates: readonly Candidate[], centroid: Vector, budge
       let gain = 0;
       for (const stem of candidate.vector.weights.keys()) if (!covered.has(stem)) gain += centroid.weights.get(stem) ?? 0;
       const score = gain / Math.max(1, candidate.length) ** LENGTH_EXPONENT;
-      const tier = candidate.aside ? 1 : 0;
-      if (score > (bestScore[tier] as number)) {
-        best[tier] = i;
-        bestScore[tier] = score;
-      }
+      if (candidate.aside) {
+        if (score > asideScore) [aside, asideScore] = [i, score];
+      } else if (score > bestScore) [best, bestScore] = [i, score];
     }
-    const next = (best[0] as number) >= 0 ? (best[0] as number) : (best[1] as number);
+    const next = best >= 0 ? best : aside;
     if (next < 0) break;
     left.delete(next);
     used += separator + (candidates[next] as Candidate).length;
