@@ -9,7 +9,7 @@ export interface IdempotencyRequest {
   /** Who the key belongs to (a tenant, or the space): keys of different scopes never meet. */
   scope: string;
   key: string;
-  /** SHA-256 of the method, path and body of the request. */
+  /** HMAC-SHA-256, keyed by `KEY_PEPPER`, of the method, path and body of the request (`edge/idempotency.ts`). */
   requestHash: string;
 }
 
