@@ -55,6 +55,11 @@ const hotTierBudget = (replica: Replica) => (replica.config.values.hot_tier_budg
 export class SpaceObject extends DurableObject<Env> {
   /** Tests move time through this (DESIGN §4). */
   clock: Clock = systemClock;
+  /**
+   * What slices sized by time read. A test that stops it sizes them by their steps' estimated
+   * costs, as where the clock stands still during work: the same answer on a loaded machine.
+   */
+  stopwatch: () => number = () => performance.now();
   /** Workers AI for summaries (`AI`, absent under `npm run dev`) and how long a call may take; tests put a fake here. */
   summaryModel: { binding: SummaryModel | undefined; timeoutMs: number };
   #db: DrizzleSqliteDODatabase<Record<string, unknown>>;
@@ -104,6 +109,7 @@ export class SpaceObject extends DurableObject<Env> {
       requestPacing: this.#requestPacing,
       replica: () => this.#replica,
       now: () => this.clock.now(),
+      stopwatch: () => this.stopwatch(),
       armAlarm: () => this.#armAlarm(),
     });
     this.#batch = new BatchRequests(this.#space, (started, ended) => this.#pacing.wrote(started, ended));
@@ -137,7 +143,7 @@ export class SpaceObject extends DurableObject<Env> {
       const saturated = this.#pacing.writesSaturate(performance.now());
       const effects = this.#db.transaction(() =>
         runDueTimers(this.#sql, now, {
-          stopwatch: () => performance.now(),
+          stopwatch: () => this.stopwatch(),
           mayCompile: (jobRunning) =>
             this.#pacing.mayCompile(now, {
               backlogged: () => compileBacklog(this.#sql, BACKLOG_SESSIONS),

@@ -37,6 +37,8 @@ export interface SpaceParts {
   replica: () => Replica;
   /** The object's clock, which tests move (DESIGN §4). */
   now: () => number;
+  /** What work sized by its time reads (`performance.now()`); tests stop it (`SpaceObject.stopwatch`). */
+  stopwatch: () => number;
   /** Sets the alarm to the earliest timer when that changed. */
   armAlarm: () => Promise<void>;
 }
@@ -58,6 +60,7 @@ export class SpaceRequests implements SpaceParts {
   readonly requestPacing: RequestPacing;
   readonly replica: () => Replica;
   readonly now: () => number;
+  readonly stopwatch: () => number;
   readonly armAlarm: () => Promise<void>;
   #writes: IdempotentWrites;
   #cursors: CursorSeal;
@@ -74,6 +77,7 @@ export class SpaceRequests implements SpaceParts {
       requestPacing: this.requestPacing,
       replica: this.replica,
       now: this.now,
+      stopwatch: this.stopwatch,
       armAlarm: this.armAlarm,
     } = parts);
     this.#writes = new IdempotentWrites(

@@ -57,7 +57,7 @@ export class PrivacyRequests {
         );
         logged = true;
         this.#forgetHeld(members);
-        if (job) continueErasure(space.sql, job, now, () => performance.now(), REQUEST_FINISH_MS);
+        if (job) continueErasure(space.sql, job, now, space.stopwatch, REQUEST_FINISH_MS);
         return { receipt_id: receiptId };
       },
       input,
