@@ -24,7 +24,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
 import { textbookBm25 } from "./conversations.mjs";
-import { postJson, round } from "./figures.mjs";
+import { pct, postJson, round } from "./figures.mjs";
 import { recordSuggestions } from "./identity.mjs";
 import { compiled, eventsByTime } from "./memory.mjs";
 import { rouge1Recall } from "./rouge.mjs";
@@ -131,6 +131,7 @@ export async function locomoFigures(origin, operatorToken, dir) {
   // Search: a result is a turn by its time (every turn of a customer has a time of its own).
   const bm25 = textbookBm25(turns);
   let asked = 0;
+  const searchMs = [];
   let service = 0;
   let textbook = 0;
   const rouge = { episode: [], lead3: [] };
@@ -144,11 +145,13 @@ export async function locomoFigures(origin, operatorToken, dir) {
     for (const { turns: t } of conversation.sessions) for (const turn of t) diaOfText.set(turn.text, turn.dia);
     for (const { question, evidence } of conversation.questions) {
       asked++;
+      const t0 = performance.now();
       const page = await postJson(`${space.base}/v1/search`, space.key, {
         query: question,
         handle: conversation.handle,
         limit: 10,
       });
+      searchMs.push(performance.now() - t0);
       if (page.results.some((result) => evidence.has(diaAt.get(Date.parse(result.occurred_at))))) service++;
       if (bm25.top(question, c, 10).some((text) => evidence.has(diaOfText.get(text)))) textbook++;
     }
@@ -186,6 +189,8 @@ export async function locomoFigures(origin, operatorToken, dir) {
     real_search_recall_ratio: round(textbook === 0 ? 0 : service / textbook, 3),
     real_search_recall_textbook_at_10: round(textbook / asked, 3),
     real_search_questions: asked,
+    real_search_p50_ms: round(pct(searchMs, 50), 1),
+    real_search_p99_ms: round(pct(searchMs, 99), 1),
     real_episode_rouge1_recall: round(mean(rouge.episode), 3),
     real_lead3_rouge1_recall: round(mean(rouge.lead3), 3),
     real_episode_lead3_ratio: round(mean(rouge.episode) / mean(rouge.lead3), 2),

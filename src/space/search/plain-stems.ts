@@ -1,6 +1,6 @@
 import { CANDIDATES, candidateGroups, type Ranked, type Shown, within } from "./candidates";
 import { bm25f, type FieldCorpus, idf } from "./ranking";
-import { documentFrequency, inColumns, scopeSizes, type TermCache, totalsOf } from "./statistics";
+import { documentFrequency, inColumns, rowsMatching, scopeSizes, type TermCache, totalsOf } from "./statistics";
 import { isStopWord, stemOf } from "./stems";
 import { ftsString } from "./tokens";
 
@@ -8,8 +8,9 @@ import { ftsString } from "./tokens";
  * Plain text by stems (`search_stems`, docs/api/search.md): the query's words without function
  * words, as stems, any of which may match a row's own words or the words of the turns before it;
  * ranked by BM25F over the two, the turns before at `NEAR_WEIGHT`. A scope of at most
- * `CANDIDATES` rows is ranked among itself; anything larger with each stem's document frequency
- * over the whole index, as word for word (`plain-words.ts`).
+ * `CANDIDATES` rows is ranked among itself; one of at most `SCOPE_STATISTICS` with each stem's
+ * document frequency in it; anything larger, or the whole space, with each stem's document
+ * frequency over the whole index, as word for word (`plain-words.ts`).
  *
  * `near` false (a search restricted to sources, a vendor's): the row's own words only, matched,
  * counted and weighed. The turns before a row may have been written by another source, and a
@@ -24,6 +25,13 @@ export function rankStems(sql: SqlStorage, stems: readonly string[], scope: stri
   const corpus = { rows: sizes.length, averageLength: total(0) / sizes.length, averageNear: total(1) / sizes.length };
   return rankWithinScope(sql, stems, scope, corpus, fields);
 }
+
+/**
+ * A scope of up to this many rows weighs a stem by the share of its own rows that hold it. In one
+ * customer's history their name, in every "thanks, Maria!", is no rare word, however rare in the
+ * space; counting a stem in the scope reads at most this many rowids of its list.
+ */
+const SCOPE_STATISTICS = 5_000;
 
 /** The fields a search matches: `{stems near}` (a stem met in a row's own words or in the turns before it), or `{stems}`. */
 type Fields = typeof BOTH_FIELDS | typeof OWN_FIELD;
@@ -68,18 +76,23 @@ function rankWithinScope(
   return candidates.map((candidate) => scored(candidate, weights, corpus));
 }
 
-/** The whole space, or a scope too large to count: rows with rare stems first, the rarest's first, then the newest with the others. */
+/** The whole space, or a scope too large to rank whole: rows with rare stems first, the rarest's first, then the newest with the others. */
 function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache, fields: Fields): Ranked[] {
   const totals = totalsOf(sql, "search_stems");
   if (totals.rows === 0) return [];
+  const scopeRows = scope === "" ? null : rowsMatching(sql, "search_stems", scope, SCOPE_STATISTICS);
+  const local = scopeRows !== null && scopeRows <= SCOPE_STATISTICS;
+  // A scope's own rows, with the space's average lengths (reading each row's size would cost more than the search).
   const corpus = {
-    rows: totals.rows,
+    rows: local ? scopeRows : totals.rows,
     averageLength: (totals.tokens[0] ?? 0) / totals.rows,
     averageNear: (totals.tokens[1] ?? 0) / totals.rows,
   };
   const frequencies = stems.map((stem) => ({
     stem,
-    documents: documentFrequency(sql, "search_stems", inColumns(fields, stem), totals, cache),
+    documents: local
+      ? rowsMatching(sql, "search_stems", within(scope, inColumns(fields, stem)), SCOPE_STATISTICS)
+      : documentFrequency(sql, "search_stems", inColumns(fields, stem), totals, cache),
   }));
   const rows = new Map<number, Candidate>();
   for (const group of candidateGroups(frequencies.map(({ stem, documents }) => ({ term: stem, documents })))) {

@@ -85,6 +85,19 @@ export function documentFrequency(sql: SqlStorage, table: SearchTable, match: st
   return documents;
 }
 
+/** How many rows match an FTS5 expression, counted up to `max + 1` (more than `max`: `max + 1`). */
+export function rowsMatching(sql: SqlStorage, table: SearchTable, match: string, max: number): number {
+  return (
+    sql
+      .exec<{ rows: number }>(
+        `SELECT count(*) AS rows FROM (SELECT rowid FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`,
+        match,
+        max + 1,
+      )
+      .toArray()[0]?.rows ?? 0
+  );
+}
+
 /** The FTS5 expression of one term in some columns: `{stems near} : "term"`. */
 export const inColumns = (columns: string, term: string) => `${columns} : ${ftsString(term)}`;
 
