@@ -33,7 +33,7 @@
 import { randomBytes } from "node:crypto";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
 import { median, overRounds, pct, postJson, round } from "./figures.mjs";
-import { rouge1Recall } from "./rouge.mjs";
+import { leadThree, rouge1Recall } from "./rouge.mjs";
 import { labelledItems, labelledSet } from "./sessions-labelled.mjs";
 
 /** Long enough before now that every session (about 250 days for 30 of them) is over. */
@@ -168,15 +168,7 @@ export async function memoryQuality({ base, key }, set, written) {
       const episode = await postJson(`${base}/v1/history/open`, key, { item_id: episodeId, handle });
       const highlighted = new Set((episode.highlights ?? []).map((highlight) => highlight.event_id));
       rouge.episode.push(rouge1Recall(episode.summary, session.reference));
-      rouge.lead3.push(
-        rouge1Recall(
-          session.turns
-            .slice(0, 3)
-            .map((turn) => turn.text)
-            .join(" "),
-          session.reference,
-        ),
-      );
+      rouge.lead3.push(rouge1Recall(leadThree(session.turns), session.reference));
       summaryChars.push(episode.summary.length);
       highlightCounts.push(highlighted.size);
       statements += session.statements.length;

@@ -29,7 +29,7 @@ import { textbookBm25 } from "./conversations.mjs";
 import { pct, postJson, round } from "./figures.mjs";
 import { recordSuggestions } from "./identity.mjs";
 import { compiled, eventsByTime } from "./memory.mjs";
-import { rouge1Recall } from "./rouge.mjs";
+import { leadThree, rouge1Recall } from "./rouge.mjs";
 
 /** FEBRL's CSV as person records: attributes named as identity.mjs's generated records. */
 function febrlRecords(path) {
@@ -174,15 +174,7 @@ export async function locomoFigures(origin, operatorToken, dir) {
       const evidence = new Set(session.noted.flat());
       notable += [...said].filter((id) => evidence.has(id)).length;
       rouge.episode.push(rouge1Recall(episode.summary, session.summary));
-      rouge.lead3.push(
-        rouge1Recall(
-          session.turns
-            .slice(0, 3)
-            .map((turn) => turn.text)
-            .join(" "),
-          session.summary,
-        ),
-      );
+      rouge.lead3.push(rouge1Recall(leadThree(session.turns), session.summary));
     }
   }
   const mean = (list) => list.reduce((sum, value) => sum + value, 0) / list.length;

@@ -52,3 +52,10 @@ export function rouge1Recall(candidate, reference) {
   }
   return total === 0 ? 0 : matched / total;
 }
+
+/** The lead-3 reference: the text of a session's first three turns (`{text}` each). */
+export const leadThree = (turns) =>
+  turns
+    .slice(0, 3)
+    .map((turn) => turn.text)
+    .join(" ");
