@@ -6,7 +6,7 @@ import { MemoryStatsSchema } from "../../src/edge/data/memory-stats";
 import { compileQueueLength, compileSlice } from "../../src/space/memory/compiler";
 import type { SpaceObject } from "../../src/space/object";
 import { expectProblem, identifyItem, link, phone, query, restartSpaceObject, systemId } from "../support/identity";
-import { contextResponse, fullContext, later, moveClock, readContext, say, stub } from "../support/memory";
+import { act, contextResponse, fullContext, later, moveClock, readContext, say, stub } from "../support/memory";
 import { batch, call, createKey, createSpace, json, message, OPERATOR_TOKEN, type Space } from "../support/seed";
 
 /**
@@ -36,22 +36,6 @@ const systemEvent = (handle: { type: string; value: string }, at: number, attrib
     attributes,
     content: undefined,
     occurred_at: iso(at),
-  });
-
-const action = (
-  handle: { type: string; value: string },
-  at: number,
-  block: Record<string, unknown>,
-  overrides: Record<string, unknown> = {},
-) =>
-  message({
-    handles: [handle],
-    kind: "action",
-    speaker: { role: "ai_agent" },
-    action: block,
-    content: undefined,
-    occurred_at: iso(at),
-    ...overrides,
   });
 
 /** The answer without `as_of`, the one part the ETag does not cover. */
@@ -355,7 +339,7 @@ describe("promises: broken by their due timer, kept by a change of their object"
     // Another order: an object belongs to the profile that first acted on it (identity resolution).
     const b = phone("+15555550207");
     await accept(space, [
-      action(
+      act(
         a,
         t0 - MINUTE,
         { operation: "promise", object_type: "order", object_id: "o-1", due_at: iso(dueAt) },
@@ -363,7 +347,7 @@ describe("promises: broken by their due timer, kept by a change of their object"
           conversation_id: "conv-a",
         },
       ),
-      action(
+      act(
         b,
         t0 - MINUTE,
         { operation: "promise", object_type: "order", object_id: "o-2", due_at: iso(dueAt) },
@@ -371,7 +355,7 @@ describe("promises: broken by their due timer, kept by a change of their object"
           conversation_id: "conv-b",
         },
       ),
-      action(
+      act(
         b,
         t0 - 30_000,
         { operation: "update", object_type: "order", object_id: "o-2", status: "packed" },
@@ -405,7 +389,7 @@ describe("objects: open ones in memory.objects and open_items, closed ones gone"
     const t0 = await freezeClock(space);
     const handle = phone("+15555550209");
     const change = (at: number, operation: string, id: string, extra: Record<string, unknown> = {}) =>
-      action(handle, t0 - 10 * MINUTE + at * 1_000, { operation, object_type: "order", object_id: id, ...extra });
+      act(handle, t0 - 10 * MINUTE + at * 1_000, { operation, object_type: "order", object_id: id, ...extra });
     await accept(space, [
       change(1, "create", "o-open", { status: "packed", attributes: { total: 12.5, items: 2 } }),
       change(2, "update", "o-open", { status: "shipped", attributes: { items: 3 } }),
