@@ -30,11 +30,13 @@ describe("POST /v1/batch in chunks, a forget let in between them", () => {
         content: { type: "audio", media_ref: file.media_ref, media_sha256: file.sha256 },
       }),
     );
-    // The forget goes in where the batch gives way after its first chunk, and runs to its answer there.
+    // The forget goes in where the batch gives way after its first chunk, and runs to its answer
+    // there. Only the batch's yield: an alarm round that yields first (the machine busy) would
+    // otherwise wait inside itself for a forget that waits for it.
     let erasure: ReturnType<typeof forget> | null = null;
     const wait = scheduler.wait.bind(scheduler);
     const between = vi.spyOn(scheduler, "wait").mockImplementation(async (ms, options) => {
-      if (ms === 0 && erasure === null) {
+      if (ms === 0 && erasure === null && new Error().stack?.includes("batch-requests.ts")) {
         erasure = forget(space, security, { handle: subject });
         await erasure;
       }
