@@ -185,6 +185,33 @@ describe("POST /v1/search: word forms, function words and the turns before", () 
     ]);
   });
 
+  it("finds an irregular form by its base and the base by its forms, and marks the form written", async () => {
+    const space = await frozenSpace();
+    await json(
+      await batch(space, [
+        ...chatter(10),
+        says(ALICE, "Just a bit late today"),
+        says(ALICE, "I bought two chargers and both broke"),
+        says(BOB, "We will buy back the broken one"),
+      ]),
+      200,
+    );
+    for (const query of ["buy", "bought", "buying"]) {
+      const found = await search(space, { query });
+      expect(found.results.map((result) => result.snippet).sort(), query).toEqual([
+        "I **bought** two chargers and both broke",
+        "We will **buy** back the broken one",
+      ]);
+    }
+    expect((await search(space, { query: "did it break" })).results.map((result) => result.snippet).sort()).toEqual([
+      "I bought two chargers and both **broke**",
+      "We will buy back the **broken** one",
+    ]);
+    // "a bit" is no form of "bite"; fts5 mode keeps exact tokens.
+    expect((await search(space, { query: "bite" })).results).toHaveLength(0);
+    expect((await search(space, { query: "buy", mode: "fts5" })).results).toHaveLength(1);
+  });
+
   it("gives function words no weight on either side, and searches a query made only of them word for word", async () => {
     const space = await frozenSpace();
     await json(

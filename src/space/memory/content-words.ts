@@ -1,3 +1,4 @@
+import { baseStem } from "../search/irregular-forms";
 import { isStopWord, stemOf } from "../search/stems";
 import { termsOf } from "../search/tokens";
 
@@ -27,7 +28,8 @@ export const isChatFiller = (term: string) => CHAT_FILLER.has(term);
 
 /**
  * The stems of a text's content words, in order (repeats kept): the search stemmer's stems
- * (`stemOf`), without function words, chat filler and one-character tokens.
+ * (`stemOf`) as a query asks them (`baseStem`: "went" is `go`), without function words, chat
+ * filler and one-character tokens.
  */
 export const contentStemsOf = (text: string): string[] => contentStems(termsOf(text));
 
@@ -36,7 +38,7 @@ export function contentStems(terms: readonly string[]): string[] {
   const stems: string[] = [];
   for (const term of terms) {
     if (term.length < 2 || isStopWord(term) || CHAT_FILLER.has(term)) continue;
-    stems.push(stemOf(term));
+    stems.push(baseStem(stemOf(term)));
   }
   return stems;
 }

@@ -1,6 +1,7 @@
 import { CANDIDATES, candidateGroups, type Ranked, type Shown, within } from "./candidates";
+import { baseStem, indexedStems } from "./irregular-forms";
 import { bm25f, type FieldCorpus, idf } from "./ranking";
-import { documentFrequency, inColumns, rowsMatching, scopeSizes, type TermCache, totalsOf } from "./statistics";
+import { documentFrequency, rowsMatching, scopeSizes, type TermCache, totalsOf } from "./statistics";
 import { isStopWord, stemOf } from "./stems";
 import { ftsString } from "./tokens";
 
@@ -44,9 +45,12 @@ type Candidate = Shown & { stems: string; near: string };
 const CANDIDATE_ROWS = `SELECT s.rowid, s.stems, s.near, i.kind, i.ref_id, i.profile_id, i.occurred_at, i.channel, i.conversation_id
   FROM search_stems s CROSS JOIN search_index i ON i.rowid = s.rowid WHERE search_stems MATCH ?`;
 
-const matching = (fields: Fields, stems: readonly string[]) => `${fields} : (${stems.map(ftsString).join(" OR ")})`;
+/** Rows holding any of the stems in the fields, each stem in any of its forms (`go`: `go`, `went` or `gone`). */
+const matching = (fields: Fields, stems: readonly string[]) =>
+  `${fields} : (${stems.flatMap(indexedStems).map(ftsString).join(" OR ")})`;
 
-const wordsOf = (joined: string) => (joined === "" ? [] : joined.split(" "));
+/** A row's stems as a query asks them: each irregular form as its base. */
+const wordsOf = (joined: string) => (joined === "" ? [] : joined.split(" ").map(baseStem));
 
 /** A candidate's own stems, and its near words when the search matches them (else none: BM25F is then BM25). */
 const fieldsOf = (row: Candidate, fields: Fields) => ({
@@ -91,8 +95,8 @@ function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: strin
   const frequencies = stems.map((stem) => ({
     stem,
     documents: local
-      ? rowsMatching(sql, "search_stems", within(scope, inColumns(fields, stem)), SCOPE_STATISTICS)
-      : documentFrequency(sql, "search_stems", inColumns(fields, stem), totals, cache),
+      ? rowsMatching(sql, "search_stems", within(scope, matching(fields, [stem])), SCOPE_STATISTICS)
+      : documentFrequency(sql, "search_stems", matching(fields, [stem]), totals, cache),
   }));
   const rows = new Map<number, Candidate>();
   for (const group of candidateGroups(frequencies.map(({ stem, documents }) => ({ term: stem, documents })))) {
@@ -119,7 +123,7 @@ function scored(
   return {
     row: { ...shown, text: null },
     score: bm25f(own, near, weights, corpus),
-    snippet: (term) => !isStopWord(term) && weights.has(stemOf(term)),
+    snippet: (term) => !isStopWord(term) && weights.has(baseStem(stemOf(term))),
     matched: new Set(own.filter((stem) => weights.has(stem))),
   };
 }

@@ -1,4 +1,5 @@
 import { stem } from "porter2";
+import { baseStem } from "./irregular-forms";
 import { STOP_WORDS } from "./stop-words";
 import { termsOf } from "./tokens";
 
@@ -47,12 +48,13 @@ export function stemsOf(text: string): string[] {
 
 /**
  * The distinct stems of a plain query's words that carry weight, in the order written, at most
- * `max`; empty when every word is a function word (such a query is searched word for word).
+ * `max`; empty when every word is a function word (such a query is searched word for word). An
+ * irregular form is asked as its base (`went` as `go`: `indexedStems` matches every form).
  */
 export function queryStems(query: string, max: number): string[] {
   const stems = new Set<string>();
   for (const stem of stemsOf(query)) {
-    stems.add(stem);
+    stems.add(baseStem(stem));
     if (stems.size >= max) break;
   }
   return [...stems];
