@@ -1,9 +1,11 @@
+import { baseStem } from "../search/irregular-forms";
 import type { Vocabulary } from "./summarizer";
 
 /**
  * The space's own word frequencies for the summarizer (docs/api/memory.md "Episodes"): document
  * frequencies of stems over the latest `SAMPLE_ROWS` rows of the search index's `stems` column
- * (`search_stems`, which holds each message's stems as the same stemmer makes them). Read in
+ * (`search_stems`, which holds each message's stems as the same stemmer makes them; irregular
+ * forms counted as their base, as content words are). Read in
  * one statement and held in memory per object; read again once the index has grown by the
  * rows read (or doubled, while small), so a compile reads it at most every few thousand
  * messages. The latest rows are the space's language as it is now; a stem none of them holds
@@ -49,7 +51,7 @@ function sampled(sql: SqlStorage): Vocabulary {
   )) {
     documents++;
     if (!stems) continue;
-    for (const stem of new Set(stems.split(" "))) frequencies.set(stem, (frequencies.get(stem) ?? 0) + 1);
+    for (const stem of new Set(stems.split(" ").map(baseStem))) frequencies.set(stem, (frequencies.get(stem) ?? 0) + 1);
   }
   return { documents, documentFrequency: (stem) => frequencies.get(stem) ?? 0 };
 }
