@@ -72,6 +72,8 @@ export class SpaceObject extends DurableObject<Env> {
   #requestPacing = new RequestPacing();
   /** When the alarm is set for, as this object last set it (null: not set). */
   #alarmAt: number | null = null;
+  /** The alarm handler is running: it sets the next alarm when its rounds end. */
+  #alarmRunning = false;
   /** Model calls in flight, started by the `memory.summarize` timer. */
   #modelStep = new ModelStep();
   #stepHost: StepHost;
@@ -136,6 +138,16 @@ export class SpaceObject extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
+    this.#alarmRunning = true;
+    try {
+      await this.#alarmRounds();
+    } finally {
+      this.#alarmRunning = false;
+    }
+    await this.#armAlarm();
+  }
+
+  async #alarmRounds(): Promise<void> {
     const started = performance.now();
     const model = this.#modelSettings();
     for (let round = 1; ; round++) {
@@ -169,7 +181,6 @@ export class SpaceObject extends DurableObject<Env> {
       if (!more || round >= ALARM_ROUNDS || performance.now() - started >= ALARM_BUDGET_MS) break;
       await scheduler.wait(this.#requestPacing.pauseAfterRound(performance.now()));
     }
-    await this.#armAlarm();
   }
 
   /** Called by the ControlObject before it answers a change of keys, sources or configuration. */
@@ -372,8 +383,14 @@ export class SpaceObject extends DurableObject<Env> {
     return { binding, model, timeoutMs, dailyLimit: dailyLimit ?? DEFAULT_MODEL_DAILY_LIMIT };
   }
 
-  /** Sets the alarm to the earliest timer when that changed. */
+  /**
+   * Sets the alarm to the earliest timer when that changed. Not while the alarm runs: its rounds
+   * run what comes due meanwhile and it sets the alarm when they end, and a request setting it
+   * in between would wait for a storage write, and its answer for that write's commit (every
+   * read during an erasure did).
+   */
   async #armAlarm(): Promise<void> {
+    if (this.#alarmRunning) return;
     const next = nextDueAt(this.#sql);
     if (next === null || next === this.#alarmAt) return;
     await this.ctx.storage.setAlarm(next);
