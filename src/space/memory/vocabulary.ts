@@ -5,10 +5,9 @@ import type { Vocabulary } from "./summarizer";
  * The space's own word frequencies for the summarizer (docs/api/memory.md "Episodes"): document
  * frequencies of stems over the latest `SAMPLE_ROWS` rows of the search index's `stems` column
  * (`search_stems`, which holds each message's stems as the same stemmer makes them; irregular
- * forms counted as their base, as content words are). Read in
- * one statement and held in memory per object; read again once the index has grown by the
- * rows read (or doubled, while small), so a compile reads it at most every few thousand
- * messages. The latest rows are the space's language as it is now; a stem none of them holds
+ * forms counted as their base, as content words are). Read in one statement and held in memory
+ * per object; read again once the index has grown by the rows read (or doubled, while small), so
+ * a compile reads it at most every few thousand messages. The latest rows are the space's language as it is now; a stem none of them holds
  * counts as rare.
  */
 const SAMPLE_ROWS = 2_000;
