@@ -502,7 +502,7 @@ describe("POST /v1/forget: access, the key, the subject", () => {
         idempotency_key: "h-own",
         conversation_id: "c-own",
         to: { role: "human_agent" },
-        reason: "Jane qxzhandoff 4321",
+        reason: "Jane qxzhandoff 90817263",
         occurred_at: when(5),
       },
       {
@@ -551,7 +551,7 @@ describe("POST /v1/forget: access, the key, the subject", () => {
       ...before,
       corrections: otherSessions.map((session) => ({ target_id: session.session_id })),
     });
-    expect(await scanFor(space, ["qxzhandoff", "qxzended", "qxzshared", "4321"])).toEqual([]);
+    expect(await scanFor(space, ["qxzhandoff", "qxzended", "qxzshared", "90817263"])).toEqual([]);
     expect(
       await query(
         space,
