@@ -236,9 +236,10 @@ export function blocksAfter(
   rows: number,
   from = false,
 ): { blocks: [string, number[]][]; last: string } | null {
-  const blocks = new Map<string, number[]>();
+  // Rows come in key order, so a block is a run of rows: grouped in an array, never a map keyed
+  // by the keys (each key a map takes is added to the isolate's string table: docs/performance.md).
+  const blocks: [string, number[]][] = [];
   let read = 0;
-  let lastKey: string | undefined;
   for (const [key, lid] of sql
     .exec(
       `SELECT key, lid FROM linkage_keys WHERE key ${from ? ">=" : ">"} ? AND lid <> ? ORDER BY key, lid LIMIT ?`,
@@ -248,14 +249,14 @@ export function blocksAfter(
     )
     .raw<[string, number]>()) {
     read++;
-    if (key === lastKey) (blocks.get(key) as number[]).push(lid);
-    else blocks.set(key, [lid]);
-    lastKey = key;
+    const block = blocks.at(-1);
+    if (block !== undefined && block[0] === key) block[1].push(lid);
+    else blocks.push([key, [lid]]);
   }
-  if (lastKey === undefined) return null;
-  if (read === rows && blocks.size > 1) blocks.delete(lastKey);
-  const keys = [...blocks.keys()];
-  return { blocks: [...blocks], last: keys.at(-1) ?? lastKey };
+  const lastBlock = blocks.at(-1);
+  if (lastBlock === undefined) return null;
+  if (read === rows && blocks.length > 1) blocks.pop();
+  return { blocks, last: (blocks.at(-1) ?? lastBlock)[0] };
 }
 
 /**
