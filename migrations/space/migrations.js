@@ -35,6 +35,7 @@ import m0033 from "./0033_export_expiry.sql";
 import m0034 from "./0034_linkage_text_keys.sql";
 import m0035 from "./0035_control_items.sql";
 import m0036 from "./0036_control_items_by_time.sql";
+import m0037 from "./0037_search_turn_rows.sql";
 import journal from "./meta/_journal.json";
 
 export default {
@@ -77,5 +78,6 @@ export default {
     m0034,
     m0035,
     m0036,
+    m0037,
   },
 };

@@ -64,6 +64,13 @@ describe("retention_days: old events' content erased daily", () => {
     const before = await fullContext(space, { handle: CUSTOMER });
     expect(before.memory.facts.map((fact) => fact.value)).toContain("e-mail");
     expect((await search(space, { query: "amberquill" })).results.length).toBeGreaterThan(0);
+    // A row indexed before migration 0037 held the words of the turns before it.
+    await query(
+      space,
+      `UPDATE search_stems SET near = 'brassfern invoic wrong'
+       WHERE rowid IN (SELECT rowid FROM search_index WHERE search_index MATCH 'copperwick')`,
+    );
+    expect(await scanFor(space, ["brassfern"])).not.toEqual([]);
 
     // 30 days: the run starts at once and finds nothing that old yet.
     await json(await setRetention(space, { retention_days: 30 }), 200);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import migrations from "../../migrations/space/migrations.js";
 import { foldPlacements } from "../../src/space/memory/session-events";
 import { catchUpIndex } from "../../src/space/search/backlog";
-import { NEAR_STEMS } from "../../src/space/search/neighbours";
+import { NEAR_STEMS, turnsAfter, wordsBefore } from "../../src/space/search/neighbours";
 import { search } from "../../src/space/search/query";
 import { REINDEX_SLICE_MS, REINDEX_STEP_ROWS, reindexSlice, stemsReady } from "../../src/space/search/reindex";
 import { stemsOf } from "../../src/space/search/stems";
@@ -11,8 +11,9 @@ import { TRACK_CALLER as caller, storeBatch, withIntake } from "../support/intak
 import { message } from "../support/seed";
 
 /**
- * What indexing a batch's messages writes to `search_stems` (the turns before a message), and the reindex of
- * rows indexed before it existed (migration 0018, `reindex.ts`), on the object's real SQLite.
+ * What indexing a batch's messages writes to `search_stems` and `search_turns`, the turns around a message a search
+ * finds there (`neighbours.ts`), and the reindex of rows indexed before `search_stems` existed (migration 0018,
+ * `reindex.ts`), on the object's real SQLite.
  */
 
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
@@ -31,6 +32,7 @@ interface StemsRow extends Record<string, SqlStorageValue> {
   rowid: number;
   text: string;
   kind: string;
+  ref_id: string;
   stems: string;
   near: string;
   profile: string;
@@ -40,7 +42,7 @@ interface StemsRow extends Record<string, SqlStorageValue> {
 function stemsRows(sql: SqlStorage): StemsRow[] {
   return sql
     .exec<StemsRow>(
-      `SELECT s.rowid, i.text, i.kind, s.stems, s.near, s.profile, s.source
+      `SELECT s.rowid, i.text, i.kind, i.ref_id, s.stems, s.near, s.profile, s.source
        FROM search_stems s JOIN search_index i ON i.rowid = s.rowid ORDER BY s.rowid`,
     )
     .toArray();
@@ -53,9 +55,33 @@ function storeIndexed(...args: Parameters<typeof storeBatch>): ReturnType<typeof
   return stored;
 }
 
-const nearOf = (sql: SqlStorage) => Object.fromEntries(stemsRows(sql).map((row) => [`${row.kind} ${row.text}`, row.near]));
+/** Each row's near words as a search finds them (`wordsBefore`), by its kind and text; none is stored. */
+function nearOf(sql: SqlStorage): Record<string, string> {
+  const rows = stemsRows(sql);
+  expect(rows.map((row) => row.near)).toEqual(rows.map(() => ""));
+  const near = wordsBefore(
+    sql,
+    rows.map((row) => row.ref_id),
+  );
+  return Object.fromEntries(rows.map((row) => [`${row.kind} ${row.text}`, (near.get(row.ref_id) ?? []).join(" ")]));
+}
 
-describe("search_stems: each message with the words of the turns before it", () => {
+/** Each row's turns after it as a search finds them (`turnsAfter`), by its text: the texts of their rows. */
+function afterOf(sql: SqlStorage): Record<string, string[]> {
+  const rows = stemsRows(sql);
+  const textOf = new Map(rows.map((row) => [row.rowid, row]));
+  return Object.fromEntries(
+    rows.map((row) => [
+      row.text,
+      turnsAfter(sql, [row.ref_id]).flatMap(({ row: rowid, itemId }) => {
+        const found = textOf.get(rowid);
+        return found && found.ref_id === itemId ? [found.text] : [];
+      }),
+    ]),
+  );
+}
+
+describe("search_turns: the words of the turns before a message, and the turns after it", () => {
   it("gives a message the stems of the two turns before it in its session, across batches, folded or not", async () => {
     const near = await withIntake((intake, sql) => {
       storeIndexed(
@@ -121,7 +147,7 @@ describe("search_stems: each message with the words of the turns before it", () 
     expect(near["message ok"]).toBe(["parcel", "late", ...words.slice(0, NEAR_STEMS - 2)].join(" "));
   });
 
-  it("gives a turn that arrives after a later one the turns before it in time, and leaves function words out", async () => {
+  it("gives a turn that arrives after a later one its place in time, and leaves function words out", async () => {
     const near = await withIntake((intake, sql) => {
       storeIndexed(intake, caller, { items: [turn("c1", "The sofa is blue", 0), turn("c1", "And the chair?", 10)] }, NOW, CONFIG);
       storeIndexed(intake, caller, { items: [turn("c1", "Is it in stock?", 5)] }, NOW, CONFIG);
@@ -129,9 +155,54 @@ describe("search_stems: each message with the words of the turns before it", () 
     });
     expect(near).toEqual({
       "message The sofa is blue": "",
-      // Indexed before the late turn came: it keeps the turn it had before it.
-      "message And the chair?": "sofa blue",
+      // Found when a search asks: the late turn is before it now.
+      "message And the chair?": "stock sofa blue",
       "message Is it in stock?": "sofa blue",
+    });
+  });
+
+  it("finds the rows of the two turns after a message in its session, both rows of a call, folded or not", async () => {
+    const after = await withIntake((intake, sql) => {
+      storeIndexed(
+        intake,
+        caller,
+        {
+          items: [
+            turn("c1", "Where is my sofa?", 0),
+            turn("c2", "My kettle leaks", 1, { handles: [{ type: "phone_e164", value: "+15555550177" }] }),
+            turn("c1", "Let me check.", 2, { speaker: { role: "ai_agent" } }),
+          ],
+        },
+        NOW,
+        CONFIG,
+      );
+      foldPlacements(sql);
+      storeIndexed(
+        intake,
+        caller,
+        {
+          items: [
+            turn("c1", "It arrives Thursday.", 3, {
+              channel: "voice",
+              content: { type: "audio", text: "It arrives Thursday.", transcript: "it arrives on thursday" },
+            }),
+            turn("c1", "Thanks!", 6),
+            turn("c1", "Anything else?", 4, { speaker: { role: "ai_agent" } }),
+          ],
+        },
+        NOW,
+        CONFIG,
+      );
+      return afterOf(sql);
+    });
+    expect(after).toEqual({
+      "Where is my sofa?": ["Let me check.", "It arrives Thursday.", "it arrives on thursday"],
+      "My kettle leaks": [],
+      "Let me check.": ["It arrives Thursday.", "it arrives on thursday", "Anything else?"],
+      "It arrives Thursday.": ["Anything else?", "Thanks!"],
+      "it arrives on thursday": ["Anything else?", "Thanks!"],
+      "Anything else?": ["Thanks!"],
+      "Thanks!": [],
     });
   });
 });
@@ -193,8 +264,8 @@ describe("the reindex of rows indexed before search_stems (migration 0018)", () 
   });
 });
 
-describe("search_turns: each turn's stems by seq (migration 0022)", () => {
-  it("is filled from search_stems for turns indexed before it, and later messages find their words", async () => {
+describe("search_turns: each turn's stems by seq (migration 0022) and its first row (0037)", () => {
+  it("is filled from the index for turns indexed before it, and later messages find their words", async () => {
     const near = await withIntake((intake, sql) => {
       storeIndexed(
         intake,
@@ -210,15 +281,20 @@ describe("search_turns: each turn's stems by seq (migration 0022)", () => {
         CONFIG,
       );
       foldPlacements(sql);
-      const written = sql.exec("SELECT seq, stems FROM search_turns ORDER BY seq").toArray();
+      const written = sql.exec("SELECT seq, stems, row FROM search_turns ORDER BY seq").toArray();
       expect(written.map((row) => row.stems)).toEqual(["sofa", "check warehous now", "kettl leak"]);
+      expect(written.map((row) => row.row)).toEqual(stemsRows(sql).map((row) => row.rowid));
 
-      // The space as it stood before migration 0022; then the migration itself.
+      // The space as it stood before migration 0022; then the migration itself, and 0037's rows.
       sql.exec("DROP TABLE search_turns");
       sql.exec("CREATE TABLE search_state (id integer PRIMARY KEY NOT NULL, indexed_seq integer NOT NULL)");
       for (const statement of migrations.migrations.m0022.split("--> statement-breakpoint")) sql.exec(statement);
-      expect(sql.exec("SELECT seq, stems FROM search_turns ORDER BY seq").toArray()).toEqual(written);
+      expect(sql.exec("SELECT seq, stems FROM search_turns ORDER BY seq").toArray()).toEqual(
+        written.map(({ seq, stems }) => ({ seq, stems })),
+      );
       expect(sql.exec("SELECT name FROM sqlite_master WHERE name = 'search_state'").toArray()).toEqual([]);
+      for (const statement of migrations.migrations.m0037.split("--> statement-breakpoint")) sql.exec(statement);
+      expect(sql.exec("SELECT seq, stems, row FROM search_turns ORDER BY seq").toArray()).toEqual(written);
 
       storeIndexed(intake, caller, { items: [turn("c1", "Found it", 3)] }, NOW, CONFIG);
       return nearOf(sql);

@@ -3,7 +3,7 @@ import { queueCompile } from "../memory/compiler";
 import { foldPlacements } from "../memory/session-events";
 import { foldSessions } from "../memory/sessions";
 import { idToken } from "../search/tokens";
-import { renewNearWords } from "../search/writes";
+import { forgetNearWords } from "../search/writes";
 import { deleteTimers } from "../timers";
 
 /**
@@ -177,14 +177,14 @@ export function dropSession(
 /**
  * A session whose older events were erased and newer ones kept is compiled again from those. What
  * the index holds of the erased events goes first, before the run's purge: the session's episode
- * and facts (the compile indexes them anew), and the near words the first turns left had of them.
+ * and facts (the compile indexes them anew), and the near words rows indexed before migration 0037 of the first turns left had of them.
  */
 export function recompileSession(sql: SqlStorage, session: { sessionId: string; profileId: string }, now: number): void {
   const derived = `session : "${idToken(session.sessionId)}"`;
   let deleted: number;
   do deleted = deleteSearchRows(sql, searchRowids(sql, derived, DERIVED_ROWS));
   while (deleted === DERIVED_ROWS);
-  renewNearWords(sql, session.sessionId);
+  forgetNearWords(sql, session.sessionId);
   queueCompile(sql, new Map([[session.sessionId, { profileId: session.profileId, events: 0 }]]), now);
 }
 

@@ -1,5 +1,6 @@
 import { CANDIDATES, candidateGroups, type Ranked, type Shown, within } from "./candidates";
 import { baseStem, indexedStems } from "./irregular-forms";
+import { NEAR_TURNS, turnsAfter, wordsBefore } from "./neighbours";
 import { bm25f, type FieldCorpus, idf } from "./ranking";
 import { documentFrequency, rowsMatching, scopeSizes, type TermCache, totalsOf } from "./statistics";
 import { isStopWord, stemOf } from "./stems";
@@ -8,10 +9,11 @@ import { ftsString } from "./tokens";
 /**
  * Plain text by stems (`search_stems`, docs/api/search.md): the query's words without function
  * words, as stems, any of which may match a row's own words or the words of the turns before it;
- * ranked by BM25F over the two, the turns before at `NEAR_WEIGHT`. A scope of at most
- * `CANDIDATES` rows is ranked among itself; one of at most `SCOPE_STATISTICS` with each stem's
- * document frequency in it; anything larger, or the whole space, with each stem's document
- * frequency over the whole index, as word for word (`plain-words.ts`).
+ * ranked by BM25F over the two, the turns before at `NEAR_WEIGHT`. The rows a stem matches are
+ * candidates, and so are the turns after each (`turnsAfter`): their turns before hold the stem.
+ * A scope of at most `CANDIDATES` rows is ranked among itself; one of at most `SCOPE_STATISTICS`
+ * with each stem's document frequency in it; anything larger, or the whole space, with each
+ * stem's document frequency over the whole index, as word for word (`plain-words.ts`).
  *
  * `near` false (a search restricted to sources, a vendor's): the row's own words only, matched,
  * counted and weighed. The turns before a row may have been written by another source, and a
@@ -19,12 +21,11 @@ import { ftsString } from "./tokens";
  */
 export function rankStems(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache, near = true): Ranked[] {
   if (stems.length === 0) return [];
-  const fields = near ? BOTH_FIELDS : OWN_FIELD;
   const sizes = scope === "" ? null : scopeSizes(sql, "search_stems", scope, CANDIDATES);
-  if (!sizes) return rankWithinSpace(sql, stems, scope, cache, fields);
-  const total = (column: number) => sizes.reduce((sum, row) => sum + (row[column] ?? 0), 0);
-  const corpus = { rows: sizes.length, averageLength: total(0) / sizes.length, averageNear: total(1) / sizes.length };
-  return rankWithinScope(sql, stems, scope, corpus, fields);
+  if (!sizes) return rankWithinSpace(sql, stems, scope, cache, near);
+  const averageLength = sizes.reduce((sum, row) => sum + (row[0] ?? 0), 0) / sizes.length;
+  const averageNear = near ? averageNearOf(sql, scope, CANDIDATES) : 0;
+  return rankWithinScope(sql, stems, scope, { rows: sizes.length, averageLength, averageNear }, near);
 }
 
 /**
@@ -34,54 +35,95 @@ export function rankStems(sql: SqlStorage, stems: readonly string[], scope: stri
  */
 const SCOPE_STATISTICS = 5_000;
 
-/** The fields a search matches: `{stems near}` (a stem met in a row's own words or in the turns before it), or `{stems}`. */
-type Fields = typeof BOTH_FIELDS | typeof OWN_FIELD;
-const BOTH_FIELDS = "{stems near}";
-const OWN_FIELD = "{stems}";
+/** Rows whose near words make the near field's average length for a ranking of the whole space: the newest. */
+const NEAR_SAMPLE = 100;
 
-type Candidate = Shown & { stems: string; near: string };
+/**
+ * The average length of the near field (the words of the turns before a row, which no table
+ * holds) over the first `rows` rows of a scope (an FTS5 expression; none: the newest rows): what
+ * a small scope's statistics are, and a sample of the space's. A row in no session, and an
+ * episode or a fact, has none.
+ */
+function averageNearOf(sql: SqlStorage, scope: string, rows: number): number {
+  const sample = sql
+    .exec<{ kind: string; ref_id: string }>(
+      `SELECT i.kind, i.ref_id FROM search_stems s CROSS JOIN search_index i ON i.rowid = s.rowid
+       ${scope === "" ? "" : "WHERE search_stems MATCH ?1"} ORDER BY s.rowid DESC LIMIT ?${scope === "" ? 1 : 2}`,
+      ...(scope === "" ? [] : [scope]),
+      rows,
+    )
+    .toArray();
+  if (sample.length === 0) return 0;
+  const near = wordsBefore(
+    sql,
+    sample.flatMap((row) => (row.kind === "message" || row.kind === "transcript" ? [row.ref_id] : [])),
+  );
+  return [...near.values()].reduce((sum, words) => sum + words.length, 0) / sample.length;
+}
+
+type Candidate = Shown & { stems: string };
 
 /** Candidates with their stems, and what a result shows of them from `search_index` (the same rowid). */
-const CANDIDATE_ROWS = `SELECT s.rowid, s.stems, s.near, i.kind, i.ref_id, i.profile_id, i.occurred_at, i.channel, i.conversation_id
-  FROM search_stems s CROSS JOIN search_index i ON i.rowid = s.rowid WHERE search_stems MATCH ?`;
+const CANDIDATE_ROWS = `SELECT s.rowid, s.stems, i.kind, i.ref_id, i.profile_id, i.occurred_at, i.channel, i.conversation_id
+  FROM search_stems s CROSS JOIN search_index i ON i.rowid = s.rowid`;
 
-/** Rows holding any of the stems in the fields, each stem in any of its forms (`go`: `go`, `went` or `gone`). */
-const matching = (fields: Fields, stems: readonly string[]) =>
-  `${fields} : (${stems.flatMap(indexedStems).map(ftsString).join(" OR ")})`;
+/** Rows holding any of the stems in their own words, each stem in any of its forms (`go`: `go`, `went` or `gone`). */
+const matching = (stems: readonly string[]) => `stems : (${stems.flatMap(indexedStems).map(ftsString).join(" OR ")})`;
 
 /** A row's stems as a query asks them: each irregular form as its base. */
 const wordsOf = (joined: string) => (joined === "" ? [] : joined.split(" ").map(baseStem));
 
-/** A candidate's own stems, and its near words when the search matches them (else none: BM25F is then BM25). */
-const fieldsOf = (row: Candidate, fields: Fields) => ({
-  row,
-  own: wordsOf(row.stems),
-  near: fields === BOTH_FIELDS ? wordsOf(row.near) : [],
-});
+/**
+ * `rows` with the turns after each message among them (within `scope`, an FTS5 expression or
+ * none), each with its own stems and, when `near`, the words of the turns before it.
+ */
+function withNeighbours(sql: SqlStorage, rows: readonly Candidate[], scope: string, near: boolean) {
+  if (!near) return rows.map((row) => ({ row, own: wordsOf(row.stems), near: [] as string[] }));
+  const messages = rows.filter((row) => row.kind === "message" || row.kind === "transcript");
+  const after = turnsAfter(
+    sql,
+    messages.map((row) => row.ref_id),
+  );
+  const known = new Set(rows.map((row) => row.rowid));
+  const fresh = after.filter(({ row }) => !known.has(row));
+  const found =
+    fresh.length === 0
+      ? []
+      : sql
+          .exec<Candidate>(
+            `${CANDIDATE_ROWS} WHERE s.rowid IN (SELECT value ->> 0 FROM json_each(?1)) ${scope === "" ? "" : "AND search_stems MATCH ?2"}`,
+            JSON.stringify(fresh.map(({ row, itemId }) => [row, itemId])),
+            ...(scope === "" ? [] : [scope]),
+          )
+          .toArray();
+  const itemOf = new Map(fresh.map(({ row, itemId }) => [row, itemId]));
+  const all = [...rows, ...found.filter((row) => itemOf.get(row.rowid) === row.ref_id)];
+  const before = wordsBefore(
+    sql,
+    all.flatMap((row) => (row.kind === "message" || row.kind === "transcript" ? [row.ref_id] : [])),
+  );
+  return all.map((row) => ({ row, own: wordsOf(row.stems), near: (before.get(row.ref_id) ?? []).map(baseStem) }));
+}
 
-/** A small scope: its rows with a stem are the candidates, and the statistics are the scope's own. */
-function rankWithinScope(
-  sql: SqlStorage,
-  stems: readonly string[],
-  scope: string,
-  corpus: FieldCorpus,
-  fields: Fields,
-): Ranked[] {
-  const rows = sql.exec<Candidate>(`${CANDIDATE_ROWS} LIMIT ?`, within(scope, matching(fields, stems)), CANDIDATES).toArray();
-  const candidates = rows.map((row) => fieldsOf(row, fields));
+/** A small scope: its rows with a stem, and the turns after them, are the candidates, and the statistics are the scope's own. */
+function rankWithinScope(sql: SqlStorage, stems: readonly string[], scope: string, corpus: FieldCorpus, near: boolean): Ranked[] {
+  const rows = sql
+    .exec<Candidate>(`${CANDIDATE_ROWS} WHERE search_stems MATCH ? LIMIT ?`, within(scope, matching(stems)), CANDIDATES)
+    .toArray();
+  const candidates = withNeighbours(sql, rows, scope, near);
   const documents = new Map(stems.map((stem) => [stem, 0]));
-  for (const { own, near } of candidates) {
-    for (const stem of new Set([...own, ...near])) {
+  for (const { own, near: before } of candidates) {
+    for (const stem of new Set([...own, ...before])) {
       const count = documents.get(stem);
       if (count !== undefined) documents.set(stem, count + 1);
     }
   }
   const weights = new Map(stems.map((stem) => [stem, idf(corpus, documents.get(stem) ?? 0)]));
-  return candidates.map((candidate) => scored(candidate, weights, corpus));
+  return candidates.map((candidate) => scored(candidate, weights, corpus)).filter(({ score }) => score > 0);
 }
 
 /** The whole space, or a scope too large to rank whole: rows with rare stems first, the rarest's first, then the newest with the others. */
-function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache, fields: Fields): Ranked[] {
+function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: string, cache: TermCache, near: boolean): Ranked[] {
   const totals = totalsOf(sql, "search_stems");
   if (totals.rows === 0) return [];
   const scopeRows = scope === "" ? null : rowsMatching(sql, "search_stems", scope, SCOPE_STATISTICS);
@@ -90,28 +132,31 @@ function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: strin
   const corpus = {
     rows: local ? scopeRows : totals.rows,
     averageLength: (totals.tokens[0] ?? 0) / totals.rows,
-    averageNear: (totals.tokens[1] ?? 0) / totals.rows,
+    averageNear: near ? averageNearOf(sql, local ? scope : "", NEAR_SAMPLE) : 0,
   };
   const frequencies = stems.map((stem) => ({
     stem,
     documents: local
-      ? rowsMatching(sql, "search_stems", within(scope, matching(fields, [stem])), SCOPE_STATISTICS)
-      : documentFrequency(sql, "search_stems", matching(fields, [stem]), totals, cache),
+      ? rowsMatching(sql, "search_stems", within(scope, matching([stem])), SCOPE_STATISTICS)
+      : documentFrequency(sql, "search_stems", matching([stem]), totals, cache),
   }));
   const rows = new Map<number, Candidate>();
   for (const group of candidateGroups(frequencies.map(({ stem, documents }) => ({ term: stem, documents })))) {
     if (rows.size >= CANDIDATES) break;
-    const expression = within(scope, matching(fields, group));
     for (const row of sql.exec<Candidate>(
-      `${CANDIDATE_ROWS} ORDER BY s.rowid DESC LIMIT ?`,
-      expression,
+      `${CANDIDATE_ROWS} WHERE search_stems MATCH ? ORDER BY s.rowid DESC LIMIT ?`,
+      within(scope, matching(group)),
       CANDIDATES - rows.size,
     )) {
       rows.set(row.rowid, row);
     }
   }
-  const weights = new Map(frequencies.map(({ stem, documents }) => [stem, idf(corpus, documents)]));
-  return [...rows.values()].map((row) => scored(fieldsOf(row, fields), weights, corpus));
+  // A row holding a stem gives it to the turns after it as near words: n counts those rows too.
+  const withNear = (documents: number) => (near ? Math.min(corpus.rows, (1 + NEAR_TURNS) * documents) : documents);
+  const weights = new Map(frequencies.map(({ stem, documents }) => [stem, idf(corpus, withNear(documents))]));
+  return withNeighbours(sql, [...rows.values()], scope, near)
+    .map((candidate) => scored(candidate, weights, corpus))
+    .filter(({ score }) => score > 0);
 }
 
 function scored(
@@ -119,7 +164,7 @@ function scored(
   weights: ReadonlyMap<string, number>,
   corpus: FieldCorpus,
 ): Ranked {
-  const { stems: _stems, near: _near, ...shown } = row;
+  const { stems: _stems, ...shown } = row;
   return {
     row: { ...shown, text: null },
     score: bm25f(own, near, weights, corpus),

@@ -1,5 +1,5 @@
 import { setTimer } from "../timers";
-import { rememberTurns, wordsBefore } from "./neighbours";
+import { rememberTurns } from "./neighbours";
 import { stemsOf } from "./stems";
 import { stemRows } from "./writes";
 
@@ -9,7 +9,7 @@ import { stemRows } from "./writes";
  * to `last_rowid`; rows after it were written by batches with their stems) and sets a
  * `search.reindex` timer. Each run of it stems rows in rowid order, a step of
  * `REINDEX_STEP_ROWS` after another while the slice has time for one more (`REINDEX_SLICE_MS`),
- * with the words of each message's turns before, and sets itself again at once: the alarm runs
+ * remembering each message as a turn, and sets itself again at once: the alarm runs
  * the next slice in a round of its own, with requests let in between. Until the last slice,
  * plain search ranks word for word (`stemsReady`); then the row goes. Owns `search_reindex`.
  */
@@ -30,7 +30,6 @@ interface OldRow {
   source: string;
   seq: number | null;
   session_id: string | null;
-  occurred_at: number | null;
   [column: string]: SqlStorageValue;
 }
 
@@ -51,7 +50,7 @@ export function reindexSlice(sql: SqlStorage, now: number, stopwatch: () => numb
     const stepStarted = stopwatch();
     const rows = sql
       .exec<OldRow>(
-        `SELECT s.rowid, s.text, s.profile, s.source, i.seq, i.session_id, i.occurred_at
+        `SELECT s.rowid, s.text, s.profile, s.source, i.seq, i.session_id
          FROM search_index s LEFT JOIN items i ON s.kind IN ('message', 'transcript') AND i.item_id = s.ref_id
          WHERE s.rowid >= ? AND s.rowid <= ? ORDER BY s.rowid LIMIT ?`,
         next,
@@ -60,18 +59,13 @@ export function reindexSlice(sql: SqlStorage, now: number, stopwatch: () => numb
       )
       .toArray();
     const stemmed = rows.map((row) => ({ ...row, stems: stemsOf(row.text) }));
-    const turns = stemmed.flatMap(({ seq, session_id, occurred_at, stems }) =>
-      seq === null || session_id === null || occurred_at === null
-        ? []
-        : [{ seq, sessionId: session_id, occurredAt: occurred_at, stems }],
-    );
-    rememberTurns(sql, turns);
-    const near = wordsBefore(sql, turns);
-    stemRows(
+    rememberTurns(
       sql,
-      stemmed.map((row) => ({ ...row, near: row.seq === null ? [] : (near.get(row.seq) ?? []) })),
-      true,
+      stemmed.flatMap(({ rowid, seq, session_id, stems }) =>
+        seq === null || session_id === null ? [] : [{ seq, stems, row: rowid }],
+      ),
     );
+    stemRows(sql, stemmed, true);
     next = rows.length === 0 ? pending.last_rowid + 1 : (rows.at(-1)?.rowid ?? pending.last_rowid) + 1;
     step = Math.max(stopwatch() - stepStarted, Number.MIN_VALUE);
   }

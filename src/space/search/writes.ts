@@ -1,6 +1,6 @@
 import type { Derivation } from "../memory/derivation";
 import type { SessionRecord } from "../memory/sessions";
-import { NEAR_TURNS, rememberTurns, wordsBefore } from "./neighbours";
+import { NEAR_TURNS, rememberTurns } from "./neighbours";
 import { stemsOf } from "./stems";
 import { ftsString, idToken } from "./tokens";
 
@@ -9,8 +9,10 @@ import { ftsString, idToken } from "./tokens";
  * they are stored, episode summaries and facts as the compiler writes them, each with one token
  * each of its profile, its source and (derived rows) its session; and `search_stems` (migration
  * 0018), the same row (same rowid) as plain search reads it: its stems without function words,
- * the stems of the two turns before it (`near`), and its profile and source tokens; and
- * `search_turns` (migration 0022), each turn's stems by `seq`, where later messages find them.
+ * and its profile and source tokens; and `search_turns` (migrations 0022 and 0037), each turn's
+ * stems and first row by `seq`, where a search finds the turns around a message (neighbours.ts).
+ * `search_stems.near` held the stems of the turns before a row until migration 0037; rows
+ * written since leave it empty, and no search reads it.
  */
 
 /** A session's episode whose events came from more than one source: no vendor binding holds it. */
@@ -21,8 +23,6 @@ interface IndexRow {
   text: string;
   /** Its text's stems (`stemsOf`). */
   stems: readonly string[];
-  /** Stems of the turns before it (messages and transcripts). */
-  near: readonly string[];
   profileToken: string;
   sourceToken: string;
   sessionToken: string | null;
@@ -50,36 +50,19 @@ export interface StoredMessage {
 
 /**
  * Indexes the messages and transcripts a batch stored (in `seq` order), in its transaction: a
- * message with both a text and a transcript is two rows, each with the words of the turns before
- * it in its session. A message in a session is first remembered as a turn (`search_turns`), so
- * that the batch's later messages and later batches find its words.
+ * message with both a text and a transcript is two rows, one after the other. A message in a
+ * session is also remembered as a turn (`search_turns`), where a search finds its words and rows.
  */
 export function indexMessages(sql: SqlStorage, messages: readonly StoredMessage[]): void {
-  const said = messages
-    .filter((message) => Boolean(message.text) || Boolean(message.transcript))
-    .map((message) => ({
-      message,
-      text: message.text ? stemsOf(message.text) : [],
-      transcript: message.transcript ? stemsOf(message.transcript) : [],
-    }));
-  if (said.length === 0) return;
-  const inSessions = said.filter(({ message }) => message.sessionId !== null);
-  rememberTurns(
-    sql,
-    inSessions.map(({ message, text, transcript }) => ({ seq: message.seq, stems: [...text, ...transcript] })),
-  );
-  const near = wordsBefore(
-    sql,
-    inSessions.map(({ message }) => ({
-      seq: message.seq,
-      sessionId: message.sessionId as string,
-      occurredAt: message.occurredAt,
-    })),
-  );
+  const first = nextRowid(sql);
   const rows: IndexRow[] = [];
-  for (const { message, text, transcript } of said) {
+  const turns: { seq: number; stems: readonly string[]; row: number }[] = [];
+  for (const message of messages) {
+    if (!message.text && !message.transcript) continue;
+    const text = message.text ? stemsOf(message.text) : [];
+    const transcript = message.transcript ? stemsOf(message.transcript) : [];
+    if (message.sessionId !== null) turns.push({ seq: message.seq, stems: [...text, ...transcript], row: first + rows.length });
     const entry = {
-      near: near.get(message.seq) ?? [],
       profileToken: idToken(message.profileId),
       sourceToken: idToken(message.sourceId),
       sessionToken: null,
@@ -92,19 +75,20 @@ export function indexMessages(sql: SqlStorage, messages: readonly StoredMessage[
     if (message.text) rows.push({ ...entry, text: message.text, stems: text, kind: "message" });
     if (message.transcript) rows.push({ ...entry, text: message.transcript, stems: transcript, kind: "transcript" });
   }
-  insertRows(sql, rows);
+  rememberTurns(sql, turns);
+  insertRows(sql, rows, first);
 }
 
 /**
- * After a session's oldest turns were erased (retention), the first `NEAR_TURNS` turns left held
- * the erased turns' words as their near words: each is given the words of the turns now before it
- * (none for the first), so that no word of an erased turn stays in a kept row. The caller merges
- * the index's segments afterwards, as after any delete.
+ * After a session's oldest turns were erased (retention), rows indexed before migration 0037 may
+ * still hold the erased turns' words as stored near words (`search_stems.near`): the first
+ * `NEAR_TURNS` turns left have theirs emptied, so that no word of an erased turn stays in a kept
+ * row. The caller merges the index's segments afterwards, as after any delete.
  */
-export function renewNearWords(sql: SqlStorage, sessionId: string): void {
+export function forgetNearWords(sql: SqlStorage, sessionId: string): void {
   const first = sql
-    .exec<{ seq: number; occurred_at: number; item_id: string; profile_id: string | null }>(
-      `SELECT e.seq, e.occurred_at, i.item_id, i.profile_id FROM session_events e
+    .exec<{ item_id: string; profile_id: string | null }>(
+      `SELECT i.item_id, i.profile_id FROM session_events e
        CROSS JOIN search_turns t ON t.seq = e.seq CROSS JOIN items i ON i.seq = e.seq
        WHERE e.session_id = ? ORDER BY e.occurred_at, e.seq LIMIT ?`,
       sessionId,
@@ -113,22 +97,13 @@ export function renewNearWords(sql: SqlStorage, sessionId: string): void {
     .toArray();
   const profiles = [...new Set(first.map((turn) => turn.profile_id).filter((id) => id !== null))];
   if (profiles.length === 0) return;
-  const near = wordsBefore(
-    sql,
-    first.map((turn) => ({ seq: turn.seq, sessionId, occurredAt: turn.occurred_at })),
+  sql.exec(
+    `UPDATE search_stems SET near = '' WHERE near <> '' AND rowid IN (
+       SELECT rowid FROM search_index WHERE search_index MATCH ? AND kind IN ('message', 'transcript')
+         AND ref_id IN (SELECT value FROM json_each(?)))`,
+    `profile : (${profiles.map((id) => ftsString(idToken(id))).join(" OR ")})`,
+    JSON.stringify(first.map((turn) => turn.item_id)),
   );
-  const seqOf = new Map(first.map((turn) => [turn.item_id, turn.seq]));
-  const rows = sql
-    .exec<{ rowid: number; ref_id: string }>(
-      `SELECT rowid, ref_id FROM search_index WHERE search_index MATCH ? AND kind IN ('message', 'transcript')
-         AND ref_id IN (SELECT value FROM json_each(?))`,
-      `profile : (${profiles.map((id) => ftsString(idToken(id))).join(" OR ")})`,
-      JSON.stringify([...seqOf.keys()]),
-    )
-    .toArray();
-  for (const { rowid, ref_id } of rows) {
-    sql.exec("UPDATE search_stems SET near = ? WHERE rowid = ?", (near.get(seqOf.get(ref_id) ?? -1) ?? []).join(" "), rowid);
-  }
 }
 
 /** A compiled session as the index takes it: its episode's searchable text, its derivations, its events' sources. */
@@ -189,7 +164,6 @@ function derivedRows({ session, episodeText, derivations, sources }: CompiledSes
   const sessionToken = idToken(session.sessionId);
   const conversationId = session.kind === "conversation" ? session.conversationId : null;
   const derived = {
-    near: [],
     profileToken: idToken(session.profileId),
     sessionToken,
     profileId: session.profileId,
@@ -238,7 +212,7 @@ interface IndexedRow {
 }
 
 /** A row's `search_index` columns after its rowid, in the table's order. */
-const columnsOf = (row: Omit<IndexRow, "stems" | "near">) => [
+const columnsOf = (row: Omit<IndexRow, "stems">) => [
   row.text,
   row.profileToken,
   row.sourceToken,
@@ -252,51 +226,49 @@ const columnsOf = (row: Omit<IndexRow, "stems" | "near">) => [
 ];
 
 /** What tells a derived row from another: every column. */
-const indexedAs = (row: Omit<IndexRow, "stems" | "near">) => JSON.stringify(columnsOf(row));
+const indexedAs = (row: Omit<IndexRow, "stems">) => JSON.stringify(columnsOf(row));
+
+/** The rowid the next row of both tables takes: after the last one. */
+function nextRowid(sql: SqlStorage): number {
+  return (sql.exec<{ rowid: number }>("SELECT rowid FROM search_index ORDER BY rowid DESC LIMIT 1").toArray()[0]?.rowid ?? 0) + 1;
+}
 
 /**
- * Adds rows to both tables under the same rowids, after the last one: each table's rowid is
- * given, so the stems row of a text is always the row of the same rowid.
+ * Adds rows to both tables under the same rowids, from `first` (`nextRowid`): each table's rowid
+ * is given, so the stems row of a text is always the row of the same rowid.
  */
-function insertRows(sql: SqlStorage, rows: readonly IndexRow[]): void {
+function insertRows(sql: SqlStorage, rows: readonly IndexRow[], first = nextRowid(sql)): void {
   if (rows.length === 0) return;
-  const last = sql.exec<{ rowid: number }>("SELECT rowid FROM search_index ORDER BY rowid DESC LIMIT 1").toArray()[0]?.rowid ?? 0;
   sql.exec(
     `INSERT INTO search_index (rowid, text, profile, source, session, kind, ref_id, profile_id, occurred_at, channel, conversation_id)
      SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6,
        r.value ->> 7, r.value ->> 8, r.value ->> 9, r.value ->> 10 FROM json_each(?) r`,
-    JSON.stringify(rows.map((row, i) => [last + 1 + i, ...columnsOf(row)])),
+    JSON.stringify(rows.map((row, i) => [first + i, ...columnsOf(row)])),
   );
   stemRows(
     sql,
-    rows.map((row, i) => ({
-      rowid: last + 1 + i,
-      stems: row.stems,
-      near: row.near,
-      profile: row.profileToken,
-      source: row.sourceToken,
-    })),
+    rows.map((row, i) => ({ rowid: first + i, stems: row.stems, profile: row.profileToken, source: row.sourceToken })),
   );
 }
 
-/** A row of `search_stems`: the stems and near words of the `search_index` row of the same rowid. */
+/** A row of `search_stems`: the stems of the `search_index` row of the same rowid. */
 export interface StemsRow {
   rowid: number;
   stems: readonly string[];
-  near: readonly string[];
   profile: string;
   source: string;
 }
 
 /**
- * Writes rows of `search_stems`. `replace`: a rowid already there is replaced (the reindex may
- * meet a row a batch wrote); batches write only new rowids, and skip the look-up.
+ * Writes rows of `search_stems` (their `near` empty). `replace`: a rowid already there is
+ * replaced (the reindex may meet a row a batch wrote); batches write only new rowids, and skip
+ * the look-up.
  */
 export function stemRows(sql: SqlStorage, rows: readonly StemsRow[], replace = false): void {
   if (rows.length === 0) return;
   sql.exec(
     `INSERT ${replace ? "OR REPLACE " : ""}INTO search_stems (rowid, stems, near, profile, source)
-     SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4 FROM json_each(?) r`,
-    JSON.stringify(rows.map((row) => [row.rowid, row.stems.join(" "), row.near.join(" "), row.profile, row.source])),
+     SELECT r.value ->> 0, r.value ->> 1, '', r.value ->> 2, r.value ->> 3 FROM json_each(?) r`,
+    JSON.stringify(rows.map((row) => [row.rowid, row.stems.join(" "), row.profile, row.source])),
   );
 }
