@@ -24,8 +24,7 @@ export function rankStems(sql: SqlStorage, stems: readonly string[], scope: stri
   const sizes = scope === "" ? null : scopeSizes(sql, "search_stems", scope, CANDIDATES);
   if (!sizes) return rankWithinSpace(sql, stems, scope, cache, near);
   const averageLength = sizes.reduce((sum, row) => sum + (row[0] ?? 0), 0) / sizes.length;
-  const averageNear = near ? averageNearOf(sql, scope, CANDIDATES) : 0;
-  return rankWithinScope(sql, stems, scope, { rows: sizes.length, averageLength, averageNear }, near);
+  return rankWithinScope(sql, stems, scope, { rows: sizes.length, averageLength }, near);
 }
 
 /**
@@ -38,28 +37,26 @@ const SCOPE_STATISTICS = 5_000;
 /** Rows whose near words make the near field's average length for a ranking of the whole space: the newest. */
 const NEAR_SAMPLE = 100;
 
+/** A row the near field's average length is taken over. */
+type Sampled = { kind: string; ref_id: string };
+
 /**
- * The average length of the near field (the words of the turns before a row, which no table
- * holds) over the first `rows` rows of a scope (an FTS5 expression; none: the newest rows): what
- * a small scope's statistics are, and a sample of the space's. A row in no session, and an
- * episode or a fact, has none.
+ * The newest `rows` rows of a scope (an FTS5 expression; none: of the space), whose near words'
+ * average length stands for the near field's (no table holds it): a small scope's own statistics,
+ * and a sample of a larger one's.
  */
-function averageNearOf(sql: SqlStorage, scope: string, rows: number): number {
-  const sample = sql
-    .exec<{ kind: string; ref_id: string }>(
+function nearSample(sql: SqlStorage, scope: string, rows: number): Sampled[] {
+  return sql
+    .exec<Sampled>(
       `SELECT i.kind, i.ref_id FROM search_stems s CROSS JOIN search_index i ON i.rowid = s.rowid
        ${scope === "" ? "" : "WHERE search_stems MATCH ?1"} ORDER BY s.rowid DESC LIMIT ?${scope === "" ? 1 : 2}`,
       ...(scope === "" ? [] : [scope]),
       rows,
     )
     .toArray();
-  if (sample.length === 0) return 0;
-  const near = wordsBefore(
-    sql,
-    sample.flatMap((row) => (row.kind === "message" || row.kind === "transcript" ? [row.ref_id] : [])),
-  );
-  return [...near.values()].reduce((sum, words) => sum + words.length, 0) / sample.length;
 }
+
+const isTurn = (row: { kind: string }) => row.kind === "message" || row.kind === "transcript";
 
 type Candidate = Shown & { stems: string };
 
@@ -75,14 +72,15 @@ const wordsOf = (joined: string) => (joined === "" ? [] : joined.split(" ").map(
 
 /**
  * `rows` with the turns after each message among them (within `scope`, an FTS5 expression or
- * none), each with its own stems and, when `near`, the words of the turns before it.
+ * none), each with its own stems and, when `near`, the words of the turns before it; and the near
+ * field's average length over `sample` (a row in no session, an episode or a fact has no near
+ * words). One read of the turns before for both.
  */
-function withNeighbours(sql: SqlStorage, rows: readonly Candidate[], scope: string, near: boolean) {
-  if (!near) return rows.map((row) => ({ row, own: wordsOf(row.stems), near: [] as string[] }));
-  const messages = rows.filter((row) => row.kind === "message" || row.kind === "transcript");
+function withNeighbours(sql: SqlStorage, rows: readonly Candidate[], scope: string, near: boolean, sample: readonly Sampled[]) {
+  if (!near) return { candidates: rows.map((row) => ({ row, own: wordsOf(row.stems), near: [] as string[] })), averageNear: 0 };
   const after = turnsAfter(
     sql,
-    messages.map((row) => row.ref_id),
+    rows.filter(isTurn).map((row) => row.ref_id),
   );
   const known = new Set(rows.map((row) => row.rowid));
   const fresh = after.filter(({ row }) => !known.has(row));
@@ -98,19 +96,28 @@ function withNeighbours(sql: SqlStorage, rows: readonly Candidate[], scope: stri
           .toArray();
   const itemOf = new Map(fresh.map(({ row, itemId }) => [row, itemId]));
   const all = [...rows, ...found.filter((row) => itemOf.get(row.rowid) === row.ref_id)];
-  const before = wordsBefore(
-    sql,
-    all.flatMap((row) => (row.kind === "message" || row.kind === "transcript" ? [row.ref_id] : [])),
-  );
-  return all.map((row) => ({ row, own: wordsOf(row.stems), near: (before.get(row.ref_id) ?? []).map(baseStem) }));
+  const before = wordsBefore(sql, [...new Set([...all, ...sample].filter(isTurn).map((row) => row.ref_id))]);
+  const sampled = sample.reduce((sum, row) => sum + (before.get(row.ref_id)?.length ?? 0), 0);
+  return {
+    candidates: all.map((row) => ({ row, own: wordsOf(row.stems), near: (before.get(row.ref_id) ?? []).map(baseStem) })),
+    averageNear: sample.length === 0 ? 0 : sampled / sample.length,
+  };
 }
 
 /** A small scope: its rows with a stem, and the turns after them, are the candidates, and the statistics are the scope's own. */
-function rankWithinScope(sql: SqlStorage, stems: readonly string[], scope: string, corpus: FieldCorpus, near: boolean): Ranked[] {
+function rankWithinScope(
+  sql: SqlStorage,
+  stems: readonly string[],
+  scope: string,
+  sizes: Omit<FieldCorpus, "averageNear">,
+  near: boolean,
+): Ranked[] {
   const rows = sql
     .exec<Candidate>(`${CANDIDATE_ROWS} WHERE search_stems MATCH ? LIMIT ?`, within(scope, matching(stems)), CANDIDATES)
     .toArray();
-  const candidates = withNeighbours(sql, rows, scope, near);
+  const sample = near ? nearSample(sql, scope, CANDIDATES) : [];
+  const { candidates, averageNear } = withNeighbours(sql, rows, scope, near, sample);
+  const corpus = { ...sizes, averageNear };
   const documents = new Map(stems.map((stem) => [stem, 0]));
   for (const { own, near: before } of candidates) {
     for (const stem of new Set([...own, ...before])) {
@@ -129,11 +136,7 @@ function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: strin
   const scopeRows = scope === "" ? null : rowsMatching(sql, "search_stems", scope, SCOPE_STATISTICS);
   const local = scopeRows !== null && scopeRows <= SCOPE_STATISTICS;
   // A scope's own rows, with the space's average lengths (reading each row's size would cost more than the search).
-  const corpus = {
-    rows: local ? scopeRows : totals.rows,
-    averageLength: (totals.tokens[0] ?? 0) / totals.rows,
-    averageNear: near ? averageNearOf(sql, local ? scope : "", NEAR_SAMPLE) : 0,
-  };
+  const sizes = { rows: local ? scopeRows : totals.rows, averageLength: (totals.tokens[0] ?? 0) / totals.rows };
   const frequencies = stems.map((stem) => ({
     stem,
     documents: local
@@ -152,11 +155,12 @@ function rankWithinSpace(sql: SqlStorage, stems: readonly string[], scope: strin
     }
   }
   // A row holding a stem gives it to the turns after it as near words: n counts those rows too.
-  const withNear = (documents: number) => (near ? Math.min(corpus.rows, (1 + NEAR_TURNS) * documents) : documents);
-  const weights = new Map(frequencies.map(({ stem, documents }) => [stem, idf(corpus, withNear(documents))]));
-  return withNeighbours(sql, [...rows.values()], scope, near)
-    .map((candidate) => scored(candidate, weights, corpus))
-    .filter(({ score }) => score > 0);
+  const withNear = (documents: number) => (near ? Math.min(sizes.rows, (1 + NEAR_TURNS) * documents) : documents);
+  const weights = new Map(frequencies.map(({ stem, documents }) => [stem, idf(sizes, withNear(documents))]));
+  const sample = near ? nearSample(sql, local ? scope : "", NEAR_SAMPLE) : [];
+  const { candidates, averageNear } = withNeighbours(sql, [...rows.values()], scope, near, sample);
+  const corpus = { ...sizes, averageNear };
+  return candidates.map((candidate) => scored(candidate, weights, corpus)).filter(({ score }) => score > 0);
 }
 
 function scored(
