@@ -177,7 +177,8 @@ export function dropSession(
 /**
  * A session whose older events were erased and newer ones kept is compiled again from those. What
  * the index holds of the erased events goes first, before the run's purge: the session's episode
- * and facts (the compile indexes them anew), and the near words rows indexed before migration 0037 of the first turns left had of them.
+ * and facts (the compile indexes them anew), and what rows indexed before migration 0037 kept of
+ * them as near words (`forgetNearWords`).
  */
 export function recompileSession(sql: SqlStorage, session: { sessionId: string; profileId: string }, now: number): void {
   const derived = `session : "${idToken(session.sessionId)}"`;

@@ -34,7 +34,7 @@ export function rankStems(sql: SqlStorage, stems: readonly string[], scope: stri
  */
 const SCOPE_STATISTICS = 5_000;
 
-/** Rows whose near words make the near field's average length for a ranking of the whole space: the newest. */
+/** Rows whose near words make the near field's average length when more rows than `CANDIDATES` are ranked: the newest. */
 const NEAR_SAMPLE = 100;
 
 /** A row the near field's average length is taken over. */
