@@ -11,6 +11,7 @@ import type { Handle } from "./identity/handles";
 import { applyIdentity } from "./identity/intake";
 import { Resolution } from "./identity/resolution";
 import { requestSuggestions } from "./identity/suggestion-job";
+import type { Transaction } from "./implicit-transaction";
 import { checkItem } from "./item-checks";
 import { isAgentTurn, measureBatch } from "./measurement/context-use";
 import { MediaCheck, recordReferences } from "./media/references";
@@ -99,7 +100,7 @@ export function* ingestBatch(
   for (let from = 0; from < candidates.length; from += chunkItems) {
     const chunk = candidates.slice(from, from + chunkItems);
     const last = from + chunkItems >= candidates.length;
-    const live = intake.db.transaction(() => {
+    const live = intake.turn(() => {
       const chunkMedia = media.forChunk(
         intake.sql,
         chunk.map(({ item }) => item),
@@ -291,6 +292,8 @@ export interface Intake {
   db: Db;
   sql: SqlStorage;
   insert: string;
+  /** How a chunk's writes commit: the object's implicit transaction (`implicit-transaction.ts`). */
+  turn: Transaction;
 }
 
 /** An items row; `type` and `kind` are wider than a batch item's (feedback is stored here too). */
@@ -317,7 +320,7 @@ const ITEM_COLUMNS = Object.keys({
   sessionId: 0,
 } satisfies Record<keyof ItemRow, 0>) as (keyof ItemRow)[];
 
-export function openIntake(db: Db, sql: SqlStorage): Intake {
+export function openIntake(db: Db, sql: SqlStorage, turn: Transaction): Intake {
   const columns = getTableColumns(items);
   const names = ITEM_COLUMNS.map((name) => columns[name].name).join(", ");
   const values = ITEM_COLUMNS.map((_, index) => `r.value ->> ${index}`).join(", ");
@@ -325,6 +328,7 @@ export function openIntake(db: Db, sql: SqlStorage): Intake {
   return {
     db,
     sql,
+    turn,
     insert: `INSERT INTO items (${names}) SELECT ${values} FROM json_each(?) r WHERE true ON CONFLICT DO NOTHING RETURNING item_id, seq`,
   };
 }

@@ -19,6 +19,7 @@ import { expireExports } from "./exports/expiry";
 import { ExportJobs } from "./exports/jobs";
 import { ExportRequests } from "./exports/requests";
 import { IdentityRequests } from "./identity/requests";
+import { implicitTransaction, type Transaction } from "./implicit-transaction";
 import type { ImportChunk } from "./imports/chunks";
 import type { ImportRequest } from "./imports/request";
 import { ImportRequests } from "./imports/requests";
@@ -64,6 +65,8 @@ export class SpaceObject extends DurableObject<Env> {
   summaryModel: { binding: SummaryModel | undefined; timeoutMs: number };
   #db: DrizzleSqliteDODatabase<Record<string, unknown>>;
   #sql: SqlStorage;
+  /** The batch path's and the alarm rounds' writes: the turn's implicit transaction, no savepoint. */
+  #turn: Transaction;
   #replica: Replica = emptyReplica();
   #hot = new HotTier(DEFAULT_HOT_TIER_BUDGET_MB * MB);
   /** When the compiler gives way to writes and jobs. */
@@ -92,6 +95,7 @@ export class SpaceObject extends DurableObject<Env> {
     super(ctx, env);
     this.#db = drizzle(ctx.storage);
     this.#sql = ctx.storage.sql;
+    this.#turn = implicitTransaction(ctx);
     this.summaryModel = { binding: env.AI, timeoutMs: MODEL_TIMEOUT_MS };
     this.#stepHost = {
       sql: this.#sql,
@@ -104,7 +108,7 @@ export class SpaceObject extends DurableObject<Env> {
       sql: this.#sql,
       db: this.#db,
       env,
-      intake: openIntake(this.#db, this.#sql),
+      intake: openIntake(this.#db, this.#sql, this.#turn),
       limits: new Limits(this.#sql),
       hot: this.#hot,
       searchTerms: new Map(),
@@ -153,7 +157,7 @@ export class SpaceObject extends DurableObject<Env> {
     for (let round = 1; ; round++) {
       const now = this.clock.now();
       const saturated = this.#pacing.writesSaturate(performance.now());
-      const effects = this.#db.transaction(() =>
+      const effects = this.#turn(() =>
         runDueTimers(this.#sql, now, {
           stopwatch: () => this.stopwatch(),
           mayCompile: (jobRunning) =>

@@ -6,6 +6,7 @@ import migration from "../../migrations/space/0015_session_events.sql";
 import { findHandle, foldSightings, handlesOfRoot } from "../../src/space/identity/handle-store";
 import { normalizeHandle } from "../../src/space/identity/handles";
 import { rootOf } from "../../src/space/identity/profiles";
+import { implicitTransaction } from "../../src/space/implicit-transaction";
 import { openIntake } from "../../src/space/intake";
 import { foldPlacements, latestSessionEvents, sessionEvents } from "../../src/space/memory/session-events";
 import { closeSessions, foldSessions, openSessionsOf, type SessionRecord, sessionsById } from "../../src/space/memory/sessions";
@@ -235,7 +236,7 @@ describe("what the object remembers of an inbox's keys", () => {
     const stub = env.SPACE.get(env.SPACE.newUniqueId());
     const profileId = await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
-      const intake = openIntake(drizzle(state.storage), sql);
+      const intake = openIntake(drizzle(state.storage), sql, implicitTransaction(state));
       storeBatch(intake, caller, { items: [itemOf({ minute: 5, conversation: "c1", ends: false }, 0)] }, NOW, CONFIG);
       const [session] = sessionsById(
         sql,

@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { describe, expect, it } from "vitest";
 import { runDueTimers } from "../../src/space/alarm";
+import { implicitTransaction } from "../../src/space/implicit-transaction";
 import { type Intake, openIntake } from "../../src/space/intake";
 import {
   INDEX_BACKLOG_CAP,
@@ -45,7 +46,7 @@ const spaceSearch = (storage: DurableObjectStorage, query: string) =>
 /** Intake on an object's real SQLite, with its storage for the searches' commits. */
 const withStorage = <T>(work: (intake: Intake, storage: DurableObjectStorage) => T) =>
   runInDurableObject(env.SPACE.get(env.SPACE.newUniqueId()), (_instance, state) =>
-    work(openIntake(drizzle(state.storage), state.storage.sql), state.storage),
+    work(openIntake(drizzle(state.storage), state.storage.sql, implicitTransaction(state)), state.storage),
   );
 
 describe("search: messages indexed after the batch's answer", () => {
@@ -171,7 +172,7 @@ describe("search.index: a restart mid-backlog", () => {
     const stub = () => env.SPACE.get(id);
     const total = INDEX_STEP_ROWS + 100;
     await runInDurableObject(stub(), (_instance, state) => {
-      const intake = openIntake(drizzle(state.storage), state.storage.sql);
+      const intake = openIntake(drizzle(state.storage), state.storage.sql, implicitTransaction(state));
       const items = Array.from({ length: total }, (_, i) =>
         said(`+1555555${String(1000 + (i % 50))}`, `Order ${i} is late`, i % 60),
       );

@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import type { BatchAnswer } from "../../src/contract/batch";
 import type { SpaceConfigValues } from "../../src/contract/config";
+import { implicitTransaction } from "../../src/space/implicit-transaction";
 import { type Intake, type IntakeCaller, ingestBatch, openIntake } from "../../src/space/intake";
 import type { LiveChanges } from "../../src/space/memory/intake";
 
@@ -18,7 +19,7 @@ export const TRACK_CALLER: IntakeCaller = {
 export function withIntake<T>(work: (intake: Intake, sql: SqlStorage) => T): Promise<T> {
   const stub = env.SPACE.get(env.SPACE.newUniqueId());
   return runInDurableObject(stub, (_instance, state) =>
-    work(openIntake(drizzle(state.storage), state.storage.sql), state.storage.sql),
+    work(openIntake(drizzle(state.storage), state.storage.sql, implicitTransaction(state)), state.storage.sql),
   );
 }
 
