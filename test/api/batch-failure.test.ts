@@ -1,18 +1,17 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { BatchAnswerSchema } from "../../src/contract/batch";
+import { ProblemSchema } from "../../src/contract/problem";
 import { implicitTransaction } from "../../src/space/implicit-transaction";
 import type { SpaceObject } from "../../src/space/object";
-import { query } from "../support/identity";
-import { batch, createSpace, json, message, type Space } from "../support/seed";
+import { query, spaceStub as stub } from "../support/identity";
+import { batch, createSpace, json, message } from "../support/seed";
 
 /**
  * A batch's chunk and an alarm round commit with the object's turn, with no savepoint of their own
  * (src/space/implicit-transaction.ts): a write that fails resets the object and drops the turn's
  * writes, so that nothing of the chunk is stored, and a resend stores it whole.
  */
-
-const stub = (space: Space) => env.SPACE.get(env.SPACE.idFromName(space.name));
 
 describe("a write that fails within a turn", () => {
   it("drops every write of the turn, and the object goes on after its reset", async () => {
@@ -45,8 +44,9 @@ describe("a write that fails within a turn", () => {
         "CREATE TRIGGER fail_backlog BEFORE INSERT ON search_backlog BEGIN SELECT RAISE(ABORT, 'backlog refused'); END",
       );
     });
-    const refused = await batch(space, items);
-    expect(refused.status).toBe(500);
+    const refused = ProblemSchema.parse(await json(await batch(space, items), 500));
+    expect(refused).toMatchObject({ code: "internal_error", status: 500 });
+    expect(refused.request_id).toBeTruthy();
     expect(await query(space, "SELECT count(*) AS n FROM items")).toEqual([{ n: 0 }]);
     expect(await query(space, "SELECT count(*) AS n FROM handles")).toEqual([{ n: 0 }]);
 
