@@ -62,7 +62,7 @@ export function* ingestChunk(
     const last = start + sliceRecords >= chunk.records.length;
     const lastRecord = slice[slice.length - 1];
     const to = last || !lastRecord ? chunk.to : { byte: lastRecord.end, record: lastRecord.row };
-    const stored = context.intake.db.transaction(() => storeSlice(context, slice, from, to));
+    const stored = context.intake.turn(() => storeSlice(context, slice, from, to));
     if (!stored) return { stale: true, accepted };
     accepted += stored.accepted;
     from = to.byte;
