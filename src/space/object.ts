@@ -37,6 +37,7 @@ import { scheduleRetention } from "./privacy/retention";
 import { applyReplicaSnapshot, emptyReplica, loadReplica, type Replica, type ReplicaSnapshot } from "./replica";
 import { RequestPacing } from "./request-pacing";
 import { SpaceRequests } from "./requests";
+import { rowsFromArrays } from "./sql-rows";
 import { nextDueAt } from "./timers";
 
 /** How many rounds of due timers one alarm runs, and for how long at most, before it yields to a new alarm. */
@@ -94,7 +95,7 @@ export class SpaceObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#db = drizzle(ctx.storage);
-    this.#sql = ctx.storage.sql;
+    this.#sql = rowsFromArrays(ctx.storage.sql);
     this.#turn = implicitTransaction(ctx);
     this.summaryModel = { binding: env.AI, timeoutMs: MODEL_TIMEOUT_MS };
     this.#stepHost = {
