@@ -1,6 +1,6 @@
 /**
  * The space's SQL handle, its rows made from the runtime's arrays (`raw()`) and the column names
- * here. workerd builds each row's object itself at about twice the cost (some 0.2 µs a value more,
+ * here. workerd builds each row's object itself at about half as much again (some 0.2 µs a value more,
  * measured in workerd on rows of 11 columns), and a batch of the bench reads about 26,000 values
  * (docs/performance.md, "Rows as objects"). Everything else is the runtime's cursor: statements
  * run when `exec` is called, rows are read as they are asked for, a repeated column name keeps
