@@ -19,7 +19,7 @@ import { randomBytes } from "node:crypto";
 import { seedDemo } from "../../scripts/seed-demo.mjs";
 import { median } from "./figures.mjs";
 import { compileRates } from "./memory.mjs";
-import { snapshotTree, startWrangler, stopAll } from "./servers.mjs";
+import { serviceSecrets, snapshotTree, startWrangler, stopAll } from "./servers.mjs";
 import { labelledSet } from "./sessions-labelled.mjs";
 import { Workload } from "./workload.mjs";
 
@@ -32,9 +32,7 @@ const BATCHES = Number(process.env.COMPARE_BATCHES ?? 60);
 const CUSTOMERS = Number(process.env.COMPARE_CUSTOMERS ?? 40);
 const CLIENTS = 4;
 
-const secrets = Object.fromEntries(
-  ["KEY_PEPPER", "JWT_SECRET", "OPERATOR_TOKEN", "UPLOAD_SECRET"].map((name) => [name, randomBytes(32).toString("base64url")]),
-);
+const secrets = serviceSecrets();
 
 /** Items a second for `bodies`, sent by `CLIENTS` clients. */
 async function rate({ url, headers }, bodies) {

@@ -83,7 +83,7 @@ import { uploadFigures } from "./media.mjs";
 import { memoryFigures } from "./memory.mjs";
 import { rateLimitOverhead } from "./rate-limits.mjs";
 import { febrlFigures, locomoFigures } from "./real-data.mjs";
-import { snapshotTree, startWrangler, stopAll } from "./servers.mjs";
+import { serviceSecrets, snapshotTree, startWrangler, stopAll } from "./servers.mjs";
 import { Workload } from "./workload.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -238,9 +238,7 @@ async function main() {
 
   // Both servers run side by side; the full path, the minimal path and the storage limit are
   // measured in interleaved rounds, so a noisy neighbour on the machine weighs on all alike.
-  const secrets = Object.fromEntries(
-    ["KEY_PEPPER", "JWT_SECRET", "OPERATOR_TOKEN", "UPLOAD_SECRET"].map((name) => [name, randomBytes(32).toString("base64url")]),
-  );
+  const secrets = serviceSecrets();
   if (ONLY === "suggestions") {
     const { suggestions } = await suggestionRuns(secrets, 10);
     return { json: suggestionFigures(suggestions) };
@@ -345,12 +343,7 @@ async function compileSeedRun(ingestRate) {
     log(
       `compile seed ${k + 1} of ${COMPILE_SEED_REPEATS}: ${COMPILE_SEED_BATCHES} batches of ${BATCH_ITEMS} items into a fresh space, on a service of its own`,
     );
-    const vars = Object.fromEntries(
-      ["KEY_PEPPER", "JWT_SECRET", "OPERATOR_TOKEN", "UPLOAD_SECRET"].map((name) => [
-        name,
-        randomBytes(32).toString("base64url"),
-      ]),
-    );
+    const vars = serviceSecrets();
     const service = await startWrangler({ label: "compile", cwd: tree.dir, vars, readyPath: "/v1/openapi.json" });
     try {
       const workload = new Workload({ run: randomBytes(4).toString("hex"), batchItems: BATCH_ITEMS, seed: 7 });

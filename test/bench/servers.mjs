@@ -10,7 +10,9 @@
 //     trace of every request under `<persist>/v3/observability`, written by the same workerd
 //     process that serves the requests: 2.1 GB after one full run. Off here;
 //     BENCH_LOCAL_OBSERVABILITY=1 keeps it on, to measure what it costs.
+
 import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
@@ -35,6 +37,12 @@ export function snapshotTree(root) {
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** The secrets a service started here runs with (`wrangler dev` vars), fresh for each call. */
+export const serviceSecrets = () =>
+  Object.fromEntries(
+    ["KEY_PEPPER", "JWT_SECRET", "OPERATOR_TOKEN", "UPLOAD_SECRET"].map((name) => [name, randomBytes(32).toString("base64url")]),
+  );
 
 /** A TCP port nobody listens on right now. */
 export async function freePort() {
