@@ -93,8 +93,10 @@ function run(sql: SqlStorage, timer: Timer, now: number, round: Round, jobRunnin
       break;
     case "session.close":
       break; // above, all at once
-    case "inbox.fold":
+    case "sessions.fold":
       foldSessions(sql);
+      break;
+    case "inbox.fold":
       foldSightings(sql);
       foldPlacements(sql);
       writeServedContexts(sql);

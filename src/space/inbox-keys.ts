@@ -49,11 +49,12 @@ export class InboxKeys {
   /** False when the inbox holds no row for any of `keys`: a reader can skip it. */
   mayHold(sql: SqlStorage, keys: readonly string[]): boolean {
     if (keys.length === 0) return false;
-    const held = this.#keysAt(sql, this.#generation(sql));
+    const held = this.#keysAt(sql, this.generation(sql));
     return keys.some((key) => held.has(key));
   }
 
-  #generation(sql: SqlStorage): number {
+  /** The inbox's fold generation in SQLite (0 before its first fold). */
+  generation(sql: SqlStorage): number {
     const row = sql.exec<{ generation: number }>("SELECT generation FROM inbox_folds WHERE inbox = ?", this.inbox).toArray()[0];
     return row?.generation ?? 0;
   }

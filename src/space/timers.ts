@@ -8,6 +8,7 @@ export type TimerKind =
   | "suggestions.run"
   | "session.close"
   | "inbox.fold"
+  | "sessions.fold"
   | "memory.compile"
   | "promise.due"
   | "search.reindex"
@@ -107,8 +108,8 @@ export function nextDueAt(sql: SqlStorage): number | null {
 }
 
 /**
- * How long what batches append instead of writing in place (the session inbox, event placements,
- * handle sightings) and the etags context reads answered may wait before they are written, when
+ * How long what batches append instead of writing in place (event placements, handle sightings;
+ * the session inbox has a timer of its own, `sessions.fold`) and the etags context reads answered may wait before they are written, when
  * nothing writes them first.
  */
 export const INBOX_FOLD_MS = 1_000;

@@ -1,7 +1,8 @@
 import type { SpaceConfigValues } from "../../contract/config";
 import { uuidv7 } from "../../ids";
 import { InboxKeys } from "../inbox-keys";
-import { deleteTimers, foldInboxesWithin, setTimers, type Timer } from "../timers";
+import { deleteTimers, setTimer, setTimerOnce, setTimers, type Timer } from "../timers";
+import { HeldSessions, type InboxColumn } from "./held-sessions";
 
 /** Inactivity windows by channel (DESIGN 3.6), in seconds; a task's is `task`. */
 export const DEFAULT_SESSION_WINDOWS_S: Record<string, number> = {
@@ -124,41 +125,53 @@ export class SessionPlacer {
   }
 
   /**
-   * Reads, in one statement, every stored session the batch's events could join: per conversation
-   * key, the last one started by its earliest event, and those started after it up to a window
-   * past its latest. `place` then needs no further reads (the rule of `#find`).
+   * Finds every stored session the batch's events could join: per conversation key, the last one
+   * started by its earliest event and every one started after it. `place` then needs no further
+   * reads (the rule of `#find`). A key held in memory (`HeldSessions`) is read from there; the
+   * others in one statement, and held from then on.
    */
   prefetchSessions(events: readonly SessionEvent[]): void {
-    const bounds = new Map<string, { from: number; to: number }>();
+    const earliest = new Map<string, number>();
     for (const event of events) {
-      const { key, kind } = this.#keyOf(event);
-      const to = event.occurredAt + this.#windowOf(kind, event.channel) * 1000;
-      const known = bounds.get(key);
-      bounds.set(
-        key,
-        known ? { from: Math.min(known.from, event.occurredAt), to: Math.max(known.to, to) } : { from: event.occurredAt, to },
-      );
+      const { key } = this.#keyOf(event);
+      earliest.set(key, Math.min(earliest.get(key) ?? event.occurredAt, event.occurredAt));
     }
-    if (bounds.size === 0) return;
+    if (earliest.size === 0) return;
+    const held = heldSessions(this.sql);
+    const unread = new Map<string, number>();
+    for (const [key, from] of earliest) {
+      const sessions = held.covering(key, from);
+      if (sessions) this.#candidates(key, sessions);
+      else unread.set(key, from);
+    }
+    if (unread.size === 0) return;
     // Every session of these keys in the inbox is a candidate (a few), its state there the latest.
-    const pending = pendingSessions(this.sql, "conversation_key", [...bounds.keys()]);
+    const pending = pendingSessions(this.sql, "conversationKey", [...unread.keys()]);
     const folded = this.sql.exec<SessionRow>(
       `SELECT s.* FROM json_each(?) j CROSS JOIN sessions s
-       WHERE s.conversation_key = j.value ->> 0 AND s.started_at <= j.value ->> 2
+       WHERE s.conversation_key = j.value ->> 0
          AND s.started_at >= coalesce(
            (SELECT max(x.started_at) FROM sessions x WHERE x.conversation_key = j.value ->> 0 AND x.started_at <= j.value ->> 1),
            j.value ->> 1)`,
-      JSON.stringify([...bounds].map(([key, { from, to }]) => [key, from, to])),
+      JSON.stringify([...unread]),
     );
-    const rows = overlay(folded, pending);
-    // `#recent` starts empty: a key's latest open session may start after an event that a session
-    // before it also holds, and `#find`'s rule (the one started last before it) decides.
-    for (const row of rows) {
-      const session = this.#loaded(row);
-      const sessions = this.#storedByKey.get(session.conversationKey) ?? [];
-      sessions.push(session);
-      this.#storedByKey.set(session.conversationKey, sessions);
+    const read = new Map<string, SessionRecord[]>([...unread.keys()].map((key) => [key, []]));
+    for (const session of overlay(folded, pending)) read.get(session.conversationKey)?.push(session);
+    for (const [key, sessions] of read) {
+      held.hold(key, unread.get(key) ?? 0, sessions);
+      this.#candidates(key, sessions);
     }
+  }
+
+  /**
+   * Sessions of `key` the batch may join. `#recent` starts empty: a key's latest open session may
+   * start after an event that a session before it also holds, and `#find`'s rule (the one started
+   * last before it) decides.
+   */
+  #candidates(key: string, sessions: readonly SessionRecord[]): void {
+    const list = this.#storedByKey.get(key) ?? [];
+    for (const session of sessions) list.push(this.#loaded(session));
+    this.#storedByKey.set(key, list);
   }
 
   place(event: SessionEvent): SessionRecord {
@@ -227,7 +240,7 @@ export class SessionPlacer {
         ref.at,
       )
       .toArray()
-      .map((row) => this.#loaded(row));
+      .map((row) => this.#loaded(record(row)));
     const batch = [...this.#touched.values()].filter(
       (session) =>
         session.conversationId === id && session.kind === kind && !stored.some((s) => s.sessionId === session.sessionId),
@@ -281,14 +294,13 @@ export class SessionPlacer {
     return { touched, reopened };
   }
 
-  /** A stored session as this batch sees it: read once, then the same record however it is found again. */
-  #loaded(row: SessionRow): SessionRecord {
-    const known = this.#read.get(row.session_id);
+  /** A stored session as this batch sees it: found once, then the same record however it is found again. */
+  #loaded(found: SessionRecord): SessionRecord {
+    const known = this.#read.get(found.sessionId);
     if (known) return known;
-    const session = record(row);
-    this.#read.set(session.sessionId, session);
-    this.#stored.set(session.sessionId, record(row));
-    return session;
+    this.#read.set(found.sessionId, found);
+    this.#stored.set(found.sessionId, { ...found });
+    return found;
   }
 
   #windowOf(kind: SessionRecord["kind"], channel: string | null): number {
@@ -422,8 +434,8 @@ const columns = (session: SessionRecord) => [
  * on (its times moved) updates those columns alone, so the indexes on status are left as they are.
  */
 export function foldSessions(sql: SqlStorage): void {
-  const latest = new Map<string, SessionRecord>();
-  for (const row of sql.exec<SessionRow>("SELECT * FROM session_inbox ORDER BY seq")) latest.set(row.session_id, record(row));
+  const held = heldSessions(sql);
+  const latest = held.inboxWhere(() => readInbox(sql), "sessionId");
   if (latest.size === 0) return;
   const stored = new Map(
     sql
@@ -468,7 +480,8 @@ export function foldSessions(sql: SqlStorage): void {
     );
   }
   sql.exec("DELETE FROM session_inbox");
-  inboxProfiles.folded(sql);
+  inboxFolds.folded(sql);
+  held.folded(inboxStamp(sql));
 }
 
 /**
@@ -505,54 +518,82 @@ export function findSession(sql: SqlStorage, sessionId: string): SessionRecord |
 
 /** Sessions as they stand (the inbox over `sessions`), by id. */
 export function sessionsById(sql: SqlStorage, sessionIds: readonly string[]): Map<string, SessionRecord> {
-  const pending = pendingSessions(sql, "session_id", sessionIds);
+  const pending = pendingSessions(sql, "sessionId", sessionIds);
   const folded = sql.exec<SessionRow>(
     "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.session_id = j.value",
     JSON.stringify(sessionIds),
   );
-  return new Map(overlay(folded, pending).map((row) => [row.session_id, record(row)]));
+  return new Map(overlay(folded, pending).map((session) => [session.sessionId, session]));
 }
 
-/** The profiles of the sessions in the inbox: `live` of any other profile reads `sessions` alone. */
-const inboxProfiles = new InboxKeys("session_inbox", "profile_id");
+/** The session inbox's fold generation (in `inbox_folds`), half of what stamps the sessions held. */
+const inboxFolds = new InboxKeys("session_inbox", "profile_id");
 
-/** Writes sessions' new states to the inbox, to be folded within `INBOX_FOLD_MS`. */
+/**
+ * How long the session inbox may wait before it is folded, and how many sessions it may hold:
+ * readers read it from memory (`HeldSessions`), and a fold writes each session once however
+ * many batches changed it, so a fold of five seconds of saturating batches writes the table's
+ * pages about once where five folds wrote each of them five times (docs/performance.md).
+ */
+export const SESSIONS_FOLD_MS = 5_000;
+const MAX_INBOX_SESSIONS = 20_000;
+
+/** Per object: a Durable Object's `SqlStorage` handle lives as long as the object. */
+const heldPerDatabase = new WeakMap<SqlStorage, HeldSessions>();
+
+/** The sessions held in memory for this database, let go of if the database moved on without them. */
+function heldSessions(sql: SqlStorage): HeldSessions {
+  const stamp = inboxStamp(sql);
+  let held = heldPerDatabase.get(sql);
+  if (held) held.check(stamp);
+  else {
+    held = new HeldSessions(stamp);
+    heldPerDatabase.set(sql, held);
+  }
+  return held;
+}
+
+/** Where the session inbox stands: its fold generation and its last `seq`. */
+function inboxStamp(sql: SqlStorage): string {
+  const last = sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM session_inbox").one().seq;
+  return `${inboxFolds.generation(sql)}:${last ?? 0}`;
+}
+
+/** Deletes sessions (erasure, retention): the sessions held in memory are let go of. */
+export function deleteSessions(sql: SqlStorage, sessionIds: readonly string[]): void {
+  sql.exec("DELETE FROM sessions WHERE session_id IN (SELECT value FROM json_each(?))", JSON.stringify(sessionIds));
+  heldPerDatabase.get(sql)?.deleted();
+}
+
+/** Writes sessions' new states to the inbox, to be folded within `SESSIONS_FOLD_MS`. */
 function appendSessions(sql: SqlStorage, sessions: readonly SessionRecord[], now: number): void {
   if (sessions.length === 0) return;
+  const held = heldSessions(sql);
   sql.exec(
     `INSERT INTO session_inbox (${SESSION_COLUMNS}) SELECT ${SESSION_COLUMN_VALUES} FROM json_each(?) s`,
     JSON.stringify(sessions.map(columns)),
   );
-  inboxProfiles.appended(
-    sql,
-    sessions.map(({ profileId }) => profileId),
-  );
-  foldInboxesWithin(sql, now);
+  held.appended(sessions, inboxStamp(sql));
+  const fold: Timer = { kind: "sessions.fold", key: "", dueAt: now + SESSIONS_FOLD_MS, payload: null };
+  if ((held.inboxSize ?? 0) >= MAX_INBOX_SESSIONS) setTimer(sql, { ...fold, dueAt: now });
+  else setTimerOnce(sql, fold);
 }
 
-/**
- * The latest state in the inbox of the sessions whose `column` is one of `values`. The inbox has
- * no index (a batch would write one at random places): it is read whole, and is a second of batches at most.
- */
-function pendingSessions(
-  sql: SqlStorage,
-  column: "session_id" | "profile_id" | "conversation_key",
-  values: readonly string[],
-): Map<string, SessionRow> {
-  const pending = new Map<string, SessionRow>();
-  const rows = sql.exec<SessionRow>(
-    `SELECT * FROM session_inbox WHERE ${column} IN (SELECT value FROM json_each(?)) ORDER BY seq`,
-    JSON.stringify(values),
-  );
-  for (const row of rows) pending.set(row.session_id, row);
-  return pending;
+/** The inbox's latest state of the sessions whose `column` is one of `values`, from memory (read once after a restart). */
+function pendingSessions(sql: SqlStorage, column: InboxColumn, values: readonly string[]): Map<string, SessionRecord> {
+  return heldSessions(sql).inboxWhere(() => readInbox(sql), column, values);
+}
+
+function* readInbox(sql: SqlStorage): Iterable<SessionRecord> {
+  for (const row of sql.exec<SessionRow>("SELECT * FROM session_inbox ORDER BY seq")) yield record(row);
 }
 
 /** Folded rows, each replaced by its state in the inbox, and the inbox's sessions not folded yet. */
-function overlay(folded: Iterable<SessionRow>, pending: ReadonlyMap<string, SessionRow>): SessionRow[] {
-  const rows = [...folded].filter((row) => !pending.has(row.session_id));
-  rows.push(...pending.values());
-  return rows;
+function overlay(folded: Iterable<SessionRow>, pending: ReadonlyMap<string, SessionRecord>): SessionRecord[] {
+  const sessions: SessionRecord[] = [];
+  for (const row of folded) if (!pending.has(row.session_id)) sessions.push(record(row));
+  sessions.push(...pending.values());
+  return sessions;
 }
 
 /**
@@ -585,13 +626,12 @@ export function conversationProfiles(sql: SqlStorage, kind: SessionRecord["kind"
 
 /** The open sessions of some profiles (a root and its members), oldest first. */
 export function openSessionsOf(sql: SqlStorage, profileIds: readonly string[]): SessionRecord[] {
-  const pending = inboxProfiles.mayHold(sql, profileIds) ? pendingSessions(sql, "profile_id", profileIds) : new Map();
+  const pending = pendingSessions(sql, "profileId", profileIds);
   const folded = sql.exec<SessionRow>(
     "SELECT s.* FROM json_each(?) j CROSS JOIN sessions s WHERE s.profile_id = j.value AND s.status = 'open'",
     JSON.stringify(profileIds),
   );
   return overlay(folded, pending)
-    .map(record)
     .filter((session) => session.status === "open")
     .sort((a, b) => a.startedAt - b.startedAt);
 }

@@ -1,3 +1,4 @@
+import { deleteSessions } from "../memory/sessions";
 import { idToken } from "../search/tokens";
 import { deleteTimers } from "../timers";
 import { conversationsOf, eraseSessionControls } from "./conversation-erasure";
@@ -283,7 +284,10 @@ function dropSessions(sql: SqlStorage, receiptId: string, limit: number, add: Co
     JSON.stringify(sessions.map((session) => [session.profile_id, session.session_id])),
   );
   sql.exec("DELETE FROM compile_inbox WHERE session_id IN (SELECT value FROM json_each(?))", ids);
-  sql.exec("DELETE FROM sessions WHERE session_id IN (SELECT value FROM json_each(?))", ids);
+  deleteSessions(
+    sql,
+    sessions.map((session) => session.session_id),
+  );
   sql.exec(
     "DELETE FROM verification_levels WHERE (target_kind, target_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))",
     JSON.stringify(own.map((c) => [c.kind, c.id])),

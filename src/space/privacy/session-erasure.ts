@@ -1,7 +1,7 @@
 import { foldSightings } from "../identity/handle-store";
 import { queueCompile } from "../memory/compiler";
 import { foldPlacements } from "../memory/session-events";
-import { foldSessions } from "../memory/sessions";
+import { deleteSessions, foldSessions } from "../memory/sessions";
 import { idToken } from "../search/tokens";
 import { forgetNearWords } from "../search/writes";
 import { deleteTimers } from "../timers";
@@ -166,7 +166,7 @@ export function dropSession(
   sql.exec("DELETE FROM compile_queue WHERE profile_id = ? AND session_id = ?", profileId, sessionId);
   sql.exec("DELETE FROM compile_inbox WHERE session_id = ?", sessionId);
   sql.exec("DELETE FROM session_events WHERE session_id = ?", sessionId);
-  sql.exec("DELETE FROM sessions WHERE session_id = ?", sessionId);
+  deleteSessions(sql, [sessionId]);
   if (forget && session.conversationId) {
     sql.exec("DELETE FROM verification_levels WHERE target_kind = 'conversation' AND target_id = ?", session.conversationId);
     sql.exec("DELETE FROM conversation_aliases WHERE conversation_id = ?", session.conversationId);
