@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { collapse, sentencesOf } from "../../src/space/memory/sentences";
+import { collapse, cut, headOf, sentencesOf } from "../../src/space/memory/sentences";
 
 const texts = (text: string) => sentencesOf(text).map((sentence) => sentence.text);
 
@@ -127,6 +127,40 @@ describe("sentences: properties over any text", () => {
         for (let i = 0; i < text.length; i++) {
           if (!/\s/.test(text[i] ?? "")) expect(covered[i]).toBe(true);
         }
+      }),
+    );
+  });
+});
+
+describe("cutting by code points", () => {
+  // Any UTF-16 units, lone surrogates and pairs among them, with spaces and punctuation to cut at.
+  const unitsArb = fc
+    .array(fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0x20, 0x2c, 0xd83d, 0xde00, 0x61)), { maxLength: 40 })
+    .map((units) => String.fromCharCode(...units));
+  // A lone surrogate cannot cross the test pool's socket in a failure message: compared escaped.
+  const escaped = (text: string) => JSON.stringify(text);
+
+  it("takes a prefix of as many code points as Array.from counts", () => {
+    fc.assert(
+      fc.property(unitsArb, fc.integer({ min: 0, max: 45 }), (text, count) => {
+        expect(escaped(headOf(text, count))).toBe(escaped(Array.from(text).slice(0, count).join("")));
+      }),
+    );
+  });
+
+  it("cuts as the whole text spread into code points did", () => {
+    const spread = (text: string, limit: number) => {
+      if (text.length <= limit) return text;
+      const points = Array.from(text);
+      if (points.length <= limit) return text;
+      const head = points.slice(0, limit - 1).join("");
+      const space = head.lastIndexOf(" ");
+      const wholeWords = points[limit - 1] === " " || space <= 0 ? head : head.slice(0, space);
+      return `${wholeWords.replace(/[\s,;:]+$/, "")}…`;
+    };
+    fc.assert(
+      fc.property(unitsArb, fc.integer({ min: 1, max: 45 }), (text, limit) => {
+        expect(escaped(cut(text, limit))).toBe(escaped(spread(text, limit)));
       }),
     );
   });

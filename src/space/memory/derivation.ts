@@ -1,7 +1,7 @@
 import type { Extractor } from "./extractor";
 import { HIGHLIGHT_LIMIT } from "./highlights";
 import type { MemoryEvent } from "./memory-event";
-import { collapse, cut as cutWords } from "./sentences";
+import { collapse, cut as cutWords, headOf } from "./sentences";
 import { isSubstantive, type Reading, readingsOfEvent, signsOff } from "./speech-acts";
 import { stableId } from "./stable-id";
 import { EMPTY_VOCABULARY, type Highlight, type Summarizer, type Vocabulary } from "./summarizer";
@@ -284,7 +284,6 @@ function summaryOf(derivation: Derivation): string {
 }
 
 function cut(text: string, max: number): string {
-  const clean = text.replace(/\s+/g, " ").trim();
-  const points = [...clean];
-  return points.length <= max ? clean : `${points.slice(0, max - 1).join("")}…`;
+  const clean = collapse(text);
+  return headOf(clean, max).length === clean.length ? clean : `${headOf(clean, max - 1)}…`;
 }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { MemoryEvent } from "./memory-event";
+import { headOf } from "./sentences";
 import { SUMMARY_BUDGET } from "./summarizer";
 
 /**
@@ -256,6 +257,5 @@ function collapse(text: string): string {
 
 /** At most `limit` code points, never inside a surrogate pair; a cut ends with "…". */
 function cut(text: string, limit: number): string {
-  const points = Array.from(text);
-  return points.length <= limit ? text : `${points.slice(0, Math.max(0, limit - 1)).join("")}…`;
+  return headOf(text, limit).length === text.length ? text : `${headOf(text, Math.max(0, limit - 1))}…`;
 }

@@ -100,12 +100,28 @@ export function punctuate(part: string): string {
  */
 export function cut(text: string, limit: number): string {
   if (text.length <= limit) return text; // fewer UTF-16 units, so fewer code points
-  const points = Array.from(text);
-  if (points.length <= limit) return text;
-  const head = points.slice(0, limit - 1).join("");
+  const whole = headOf(text, limit);
+  if (whole.length === text.length) return text;
+  const head = headOf(whole, limit - 1);
   const space = head.lastIndexOf(" ");
-  const wholeWords = points[limit - 1] === " " || space <= 0 ? head : head.slice(0, space);
+  const wholeWords = whole.slice(head.length) === " " || space <= 0 ? head : head.slice(0, space);
   return `${wholeWords.replace(/[\s,;:]+$/, "")}…`;
+}
+
+/**
+ * The first `count` code points of a text (all of it when it has no more), as `Array.from` counts
+ * them: a surrogate pair is one, a lone surrogate one. Walks the prefix only: the compiler cuts
+ * every candidate highlight, and spreading each whole text into an array of its code points was
+ * about 3 % of a compile.
+ */
+export function headOf(text: string, count: number): string {
+  let index = 0;
+  for (let points = 0; points < count && index < text.length; points++) {
+    const unit = text.charCodeAt(index);
+    const next = text.charCodeAt(index + 1);
+    index += unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+  }
+  return text.slice(0, index);
 }
 
 /** How many code points a text has (what the limits count). */
