@@ -599,6 +599,25 @@ describe("durability: a restart between a batch and its compile", () => {
   });
 });
 
+describe("the session inbox's fold", () => {
+  it("comes five seconds after the first state appended, after the other inboxes' second, and survives a restart", async () => {
+    const space = await createSpace();
+    const t0 = await freezeClock(space);
+    const handle = phone("+15555550219");
+    await accept(space, [say(handle, t0 - MINUTE, "Is my parcel on its way?")]);
+    await later(space, 1_000);
+    // The event placements are folded within a second; the session waits in the inbox, read from there.
+    expect(await query(space, "SELECT seq FROM item_placements")).toHaveLength(0);
+    expect(await query(space, "SELECT session_id FROM session_inbox")).toHaveLength(1);
+    expect((await fullContext(space, { handle })).live.map((item) => item.text)).toEqual(["Is my parcel on its way?"]);
+    await restartSpaceObject(space);
+    await later(space, 5_000); // after a restart the clock is the frozen time, without the moves before it
+    expect(await query(space, "SELECT session_id FROM session_inbox")).toHaveLength(0);
+    expect(await query(space, "SELECT status FROM sessions")).toEqual([{ status: "open" }]);
+    expect((await fullContext(space, { handle })).live.map((item) => item.text)).toEqual(["Is my parcel on its way?"]);
+  });
+});
+
 describe("context: scope", () => {
   it("refuses a key without scope context with 403 scope_missing", async () => {
     const space = await createSpace();

@@ -535,7 +535,7 @@ const inboxFolds = new InboxKeys("session_inbox", "profile_id");
  * many batches changed it, so a fold of five seconds of saturating batches writes the table's
  * pages about once where five folds wrote each of them five times (docs/performance.md).
  */
-export const SESSIONS_FOLD_MS = 5_000;
+const SESSIONS_FOLD_MS = 5_000;
 const MAX_INBOX_SESSIONS = 20_000;
 
 /** Per object: a Durable Object's `SqlStorage` handle lives as long as the object. */
