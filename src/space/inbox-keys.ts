@@ -7,9 +7,10 @@ interface Known {
 /**
  * Which keys an inbox (a table batches append to with no index, emptied by a fold) holds rows
  * for, remembered in memory per database, so that a read of any other key skips scanning the
- * inbox: a context read of a profile that no batch wrote since the last fold scans neither the
- * session inbox nor the sightings. (The compile inbox is not kept here: each compile slice folds
- * it, so it is small, and a fold's write of its generation would come with every slice.)
+ * inbox: a context read of a profile whose handles no batch saw since the last fold does not scan
+ * the sightings. The session inbox is held whole in memory instead (`memory/held-sessions.ts`),
+ * stamped with the generation kept here. (The compile inbox is not kept here: each compile slice
+ * folds it, so it is small, and a fold's write of its generation would come with every slice.)
  *
  * Appends add their keys; a fold, which empties the inbox, starts an empty set under a new random
  * generation, which it writes to `inbox_folds` (owned here). A read checks the generation in
