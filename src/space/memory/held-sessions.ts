@@ -81,9 +81,9 @@ export class HeldSessions {
     this.#stamp = stamp;
   }
 
-  /** How many sessions the inbox holds, or null when it is not held. */
-  get inboxSize(): number | null {
-    return this.#inbox?.byId.size ?? null;
+  /** How many sessions the inbox holds, as far as it is held (none while it is not). */
+  get inboxSize(): number {
+    return this.#inbox?.byId.size ?? 0;
   }
 
   /**

@@ -157,8 +157,9 @@ export class SessionPlacer {
     );
     const read = new Map<string, SessionRecord[]>([...unread.keys()].map((key) => [key, []]));
     for (const session of overlay(folded, pending)) read.get(session.conversationKey)?.push(session);
-    for (const [key, sessions] of read) {
-      held.hold(key, unread.get(key) ?? 0, sessions);
+    for (const [key, from] of unread) {
+      const sessions = read.get(key) ?? [];
+      held.hold(key, from, sessions);
       this.#candidates(key, sessions);
     }
   }
@@ -575,7 +576,7 @@ function appendSessions(sql: SqlStorage, sessions: readonly SessionRecord[], now
   );
   held.appended(sessions, inboxStamp(sql));
   const fold: Timer = { kind: "sessions.fold", key: "", dueAt: now + SESSIONS_FOLD_MS, payload: null };
-  if ((held.inboxSize ?? 0) >= MAX_INBOX_SESSIONS) setTimer(sql, { ...fold, dueAt: now });
+  if (held.inboxSize >= MAX_INBOX_SESSIONS) setTimer(sql, { ...fold, dueAt: now });
   else setTimerOnce(sql, fold);
 }
 
