@@ -6,9 +6,11 @@ import type { Vocabulary } from "./summarizer";
  * frequencies of stems over the latest `SAMPLE_ROWS` rows of the search index's `stems` column
  * (`search_stems`, which holds each message's stems as the same stemmer makes them; irregular
  * forms counted as their base, as content words are). Read in one statement and held in memory
- * per object; read again once the index has grown by the rows read (or doubled, while small), so
- * a compile reads it at most every few thousand messages. The latest rows are the space's language as it is now; a stem none of them holds
- * counts as rare.
+ * per object; read again once the index has doubled while small, then once it has grown by the
+ * rows read, and past 20,000 rows by a tenth of itself: under a saturating ingest a compile slice
+ * came after every 2,000 new rows and read them again each time (a third of the slice), where
+ * frequencies over a space's latest messages barely move between samples. The latest rows are the
+ * space's language as it is now; a stem none of them holds counts as rare.
  */
 const SAMPLE_ROWS = 2_000;
 /** A small index is read again after at least this many new rows. */
@@ -39,7 +41,7 @@ export function forgetVocabulary(sql: SqlStorage): void {
   held.delete(sql);
 }
 
-const growthOf = (rows: number) => Math.max(MIN_GROWTH, Math.min(SAMPLE_ROWS, rows));
+const growthOf = (rows: number) => Math.max(MIN_GROWTH, Math.min(rows, Math.max(SAMPLE_ROWS, rows / 10)));
 
 function sampled(sql: SqlStorage): Vocabulary {
   const frequencies = new Map<string, number>();
