@@ -299,9 +299,10 @@ describe("POST /v1/forget: a batch of the subject's arriving while its receipt i
     });
     try {
       const erasure = await forget(space, security, { handle: subject });
-      expect(arrived).not.toBeNull();
+      // Under load the answer may come (202) before the signer deletes the file: the alarms go on with it.
       await runAlarms(space);
       await later(space, 11_000);
+      expect(arrived).not.toBeNull();
       const done = erasure.status === 200 ? erasure : await erasureOf(await receiptResponse(space, security, erasure.receiptId));
       if (done.status !== 200) throw new Error("the erasure did not finish");
       const [row] = await query<{ counts: string }>(space, "SELECT counts FROM erasures");
