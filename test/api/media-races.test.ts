@@ -30,27 +30,37 @@ describe("POST /v1/batch in chunks, a forget let in between them", () => {
         content: { type: "audio", media_ref: file.media_ref, media_sha256: file.sha256 },
       }),
     );
-    // The forget goes in where the batch gives way after its first chunk, and runs to its answer
-    // there. Only the batch's yield: an alarm round that yields first (the machine busy) would
-    // otherwise wait inside itself for a forget that waits for it.
-    let erasure: ReturnType<typeof forget> | null = null;
+    // The forget goes in where the batch gives way after its first chunk: that yield (only the
+    // batch's: an alarm round may yield first on a busy machine) waits, a millisecond at a time, until
+    // the forget sent from here is answered. The object never awaits a request to itself (a hang
+    // of 90 s in two full runs when it did).
+    let yielded = false;
+    let answered = false;
     const wait = scheduler.wait.bind(scheduler);
     const between = vi.spyOn(scheduler, "wait").mockImplementation(async (ms, options) => {
-      if (ms === 0 && erasure === null && new Error().stack?.includes("batch-requests.ts")) {
-        erasure = forget(space, security, { handle: subject });
-        await erasure;
+      if (ms === 0 && !yielded && new Error().stack?.includes("batch-requests.ts")) {
+        yielded = true;
+        while (!answered) await wait(1);
       }
       return wait(ms, options);
     });
     try {
-      const answer = BatchAnswerSchema.parse(await json(await batch(space, items), 207));
-      expect(erasure).not.toBeNull();
+      let settled = false;
+      const answering = batch(space, items).finally(() => {
+        settled = true;
+      });
+      while (!yielded && !settled) await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(yielded, "the batch was stored in chunks").toBe(true);
+      await forget(space, security, { handle: subject });
+      answered = true;
+      const answer = BatchAnswerSchema.parse(await json(await answering, 207));
       expect(answer).toEqual({
         accepted: items.length - 1,
         duplicates: 0,
         errors: [{ index: items.length - 1, code: "not_found", detail: "content.media_ref: no_such_media" }],
       });
     } finally {
+      answered = true;
       between.mockRestore();
     }
     expect(await query(space, "SELECT media_ref FROM media_references")).toEqual([]);
