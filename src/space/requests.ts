@@ -19,6 +19,14 @@ import { idempotencyRecords } from "./schema";
 import type { TermCache } from "./search/query";
 import { setTimerOnce } from "./timers";
 
+/**
+ * The requests that do not make batches and the alarm's rounds give way (`RequestPacing`):
+ * batches (a stream of them would cut every batch in chunks) and an import's status. A client
+ * drawing a progress bar polls it every second, and each poll cut the import's chunks in five,
+ * each a commit: about a third of its rate (docs/api/imports.md).
+ */
+const UNPACED: ReadonlySet<RoutePolicy> = new Set([POLICIES.batch, POLICIES.importRead]);
+
 export type SpaceDatabase = DrizzleSqliteDODatabase<Record<string, unknown>>;
 
 /** What the object holds that the requests of every capability work on. */
@@ -96,8 +104,8 @@ export class SpaceRequests implements SpaceParts {
   /**
    * The admission every method goes through: the credential against the replica, then the
    * route's policy, then the limits (`kind`: writes are limited before reads); afterwards the
-   * alarm follows any timer the work set. Any request but a batch makes batches and the alarm's
-   * rounds give way to requests for a while (`RequestPacing`).
+   * alarm follows any timer the work set. Any request but a batch or an import's status makes
+   * batches and the alarm's rounds give way to requests for a while (`RequestPacing`, `UNPACED`).
    */
   async admitted<T>(
     credential: PresentedCredential,
@@ -105,7 +113,8 @@ export class SpaceRequests implements SpaceParts {
     work: (caller: Caller, now: number) => T | Promise<T>,
     kind: RequestKind = "read",
   ): Promise<Outcome<T>> {
-    if (policy !== POLICIES.batch) this.requestPacing.otherRequest(performance.now());
+    const paced = !UNPACED.has(policy);
+    if (paced) this.requestPacing.otherRequest(performance.now());
     const outcome = await outcomeOf(() => {
       const now = this.now();
       const replica = this.replica();
@@ -113,7 +122,7 @@ export class SpaceRequests implements SpaceParts {
       this.limits.admit(replica, callerScope(caller), kind, now);
       return work(caller, now);
     });
-    if (policy !== POLICIES.batch) this.requestPacing.otherRequest(performance.now());
+    if (paced) this.requestPacing.otherRequest(performance.now());
     await this.armAlarm();
     return outcome;
   }

@@ -5,7 +5,8 @@ import { keyDigest, parseSourceKey } from "../../src/auth/source-key";
 import type { Clock } from "../../src/clock";
 import { edgeSecrets } from "../../src/edge/secrets";
 import type { SpaceObject } from "../../src/space/object";
-import { CHUNK_ITEMS } from "../../src/space/request-pacing";
+import { CHUNK_ITEMS, OTHERS_WINDOW_MS } from "../../src/space/request-pacing";
+import { imported, importStatus, lines, NDJSON } from "../support/imports";
 import { batch, call, createKey, createSpace, json, message, type Space } from "../support/seed";
 
 interface Answer {
@@ -338,6 +339,15 @@ describe("POST /v1/batch: dedup by idempotency_key", () => {
 
   it("stores a batch whole while only batches come (each chunk would cost a commit)", async () => {
     const space = await createSpace();
+    expect(await batchThenWhoami(space)).toEqual(["batch", "whoami"]);
+  });
+
+  it("stores a batch whole right after an import's status is read: watching an import never cuts the writes in chunks", async () => {
+    const space = await createSpace();
+    const importId = await imported(space, lines([message()]), NDJSON);
+    // Sending the file is a request like any other: past its window, only the status poll is recent.
+    await new Promise((resolve) => setTimeout(resolve, OTHERS_WINDOW_MS + 100));
+    expect((await importStatus(space, importId)).status).toBe("queued");
     expect(await batchThenWhoami(space)).toEqual(["batch", "whoami"]);
   });
 
