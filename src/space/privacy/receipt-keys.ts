@@ -43,32 +43,51 @@ export function receiptKeyById(sql: SqlStorage, kid: string): ReceiptKey | null 
 
 /**
  * The key that signs now: the current one while it is younger than `RECEIPT_KEY_DAYS`, else a
- * new one (the old one retired). Callers serialize this (`ReceiptSigner`): two makers at once
- * would both make one.
+ * new one (the old one retired). Two callers at once (a forget signing in its request and the
+ * alarm's signing round, a key read) may each make a key while they await WebCrypto; the first
+ * to store one wins and the others take it, since the check and the store run with no await
+ * between them. Nothing serializes the callers with a shared promise, so that no request waits
+ * on another's work.
  */
 export async function currentReceiptKey(sql: SqlStorage, now: number): Promise<SigningReceiptKey> {
+  const current = signingRow(sql, now);
+  if (current) return signingKeyOf(current);
+  const made = await newKey(now);
+  return signingKeyOf(signingRow(sql, now) ?? storeKey(sql, made));
+}
+
+/** The current key's row while it may sign at `now`, or null. */
+function signingRow(sql: SqlStorage, now: number): KeyRow | null {
   const row = sql
     .exec<KeyRow>("SELECT * FROM receipt_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1")
     .toArray()[0];
-  if (row?.private_key && now - row.created_at < RECEIPT_KEY_DAYS * DAY_MS) {
-    const privateKey = await crypto.subtle.importKey("pkcs8", fromBase64url(row.private_key), ED25519, false, ["sign"]);
-    return { kid: row.kid, jwk: JSON.parse(row.public_jwk) as PublicJwk, privateKey };
-  }
+  return row?.private_key && now - row.created_at < RECEIPT_KEY_DAYS * DAY_MS ? row : null;
+}
+
+async function newKey(now: number): Promise<KeyRow> {
   const pair = (await crypto.subtle.generateKey(ED25519, true, ["sign", "verify"])) as CryptoKeyPair;
   const exported = (await crypto.subtle.exportKey("jwk", pair.publicKey)) as JsonWebKey;
   const jwk: PublicJwk = { kty: "OKP", crv: "Ed25519", x: exported.x ?? "" };
   const pkcs8 = new Uint8Array((await crypto.subtle.exportKey("pkcs8", pair.privateKey)) as ArrayBuffer);
-  const kid = await thumbprint(jwk);
-  sql.exec("UPDATE receipt_keys SET retired_at = ?, private_key = NULL WHERE retired_at IS NULL", now);
+  return { kid: await thumbprint(jwk), public_jwk: JSON.stringify(jwk), private_key: base64url(pkcs8), created_at: now };
+}
+
+/** Retires the current key (its private half dropped) and stores `row` as the one that signs. */
+function storeKey(sql: SqlStorage, row: KeyRow): KeyRow {
+  sql.exec("UPDATE receipt_keys SET retired_at = ?, private_key = NULL WHERE retired_at IS NULL", row.created_at);
   sql.exec(
     "INSERT INTO receipt_keys (kid, public_jwk, private_key, created_at) VALUES (?, ?, ?, ?)",
-    kid,
-    JSON.stringify(jwk),
-    base64url(pkcs8),
-    now,
+    row.kid,
+    row.public_jwk,
+    row.private_key,
+    row.created_at,
   );
-  const privateKey = await crypto.subtle.importKey("pkcs8", pkcs8, ED25519, false, ["sign"]);
-  return { kid, jwk, privateKey };
+  return row;
+}
+
+async function signingKeyOf(row: KeyRow): Promise<SigningReceiptKey> {
+  const privateKey = await crypto.subtle.importKey("pkcs8", fromBase64url(row.private_key ?? ""), ED25519, false, ["sign"]);
+  return { kid: row.kid, jwk: JSON.parse(row.public_jwk) as PublicJwk, privateKey };
 }
 
 /** RFC 7638: SHA-256 over the required members in lexicographic order, base64url. */

@@ -4,13 +4,11 @@ import { currentReceiptKey, type SigningReceiptKey } from "./receipt-keys";
 import { signReceipt, subjectHash } from "./receipts";
 
 /**
- * Signs receipts once their data is erased, and hands out the key that signs now. Key making is
- * serialized (two requests at once would each make a key); signing the same receipt twice stores
- * the first signature only (`completeErasure` completes a `signing` erasure once).
+ * Signs receipts once their data is erased, and hands out the key that signs now (one key even
+ * when two make one at once, `currentReceiptKey`); signing the same receipt twice stores the
+ * first signature only (`completeErasure` completes a `signing` erasure once).
  */
 export class ReceiptSigner {
-  #keys: Promise<unknown> = Promise.resolve();
-
   constructor(
     private readonly sql: SqlStorage,
     private readonly bucket: R2Bucket,
@@ -50,8 +48,6 @@ export class ReceiptSigner {
   }
 
   key(now: number): Promise<SigningReceiptKey> {
-    const next = this.#keys.then(() => currentReceiptKey(this.sql, now));
-    this.#keys = next.catch(() => undefined);
-    return next;
+    return currentReceiptKey(this.sql, now);
   }
 }
