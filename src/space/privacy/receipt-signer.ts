@@ -1,12 +1,12 @@
 import { abortUpload } from "../exports/file";
 import { completeErasure, filesToDelete, pendingReceipt } from "./erasures";
-import { currentReceiptKey, type SigningReceiptKey } from "./receipt-keys";
+import { currentReceiptKey } from "./receipt-keys";
 import { signReceipt, subjectHash } from "./receipts";
 
 /**
- * Signs receipts once their data is erased, and hands out the key that signs now (one key even
- * when two make one at once, `currentReceiptKey`); signing the same receipt twice stores the
- * first signature only (`completeErasure` completes a `signing` erasure once).
+ * Signs receipts once their data is erased, with the key that signs now (`currentReceiptKey`);
+ * signing the same receipt twice stores the first signature only (`completeErasure` completes a
+ * `signing` erasure once).
  */
 export class ReceiptSigner {
   constructor(
@@ -27,7 +27,7 @@ export class ReceiptSigner {
       if (file.uploadId) await abortUpload(this.bucket, file.objectKey, file.uploadId);
       await this.bucket.delete(file.objectKey);
     }
-    const key = await this.key(now);
+    const key = await currentReceiptKey(this.sql, now);
     const subject_hash = await subjectHash(this.sql, waiting.handles);
     // The counts as they stand after the awaits: a batch meanwhile may have added tombstones.
     const pending = pendingReceipt(this.sql, receiptId);
@@ -45,9 +45,5 @@ export class ReceiptSigner {
     );
     // Kept only if the counts did not move while it was signed; else the signing timer signs again.
     return this.transaction(() => completeErasure(this.sql, receipt, now));
-  }
-
-  key(now: number): Promise<SigningReceiptKey> {
-    return currentReceiptKey(this.sql, now);
   }
 }

@@ -13,7 +13,7 @@ import { forgetReadings } from "../memory/speech-acts";
 import { forgetVocabulary } from "../memory/vocabulary";
 import type { SpaceRequests } from "../requests";
 import { continueErasure, type ErasureView, erasureView, REQUEST_FINISH_MS, requestErasure } from "./erasures";
-import { receiptKeyById } from "./receipt-keys";
+import { currentReceiptKey, receiptKeyById } from "./receipt-keys";
 import { ReceiptSigner } from "./receipt-signer";
 
 /** The privacy and audit routes of a space: forget and its receipts, the receipt key, the audit log (docs/api/privacy.md). */
@@ -82,7 +82,7 @@ export class PrivacyRequests {
   /** `GET /v1/privacy/receipt-key`: the key that signs now, or the one named `kid`. */
   receiptKey(credential: PresentedCredential, kid: string | undefined): Promise<Outcome<ReceiptKeyView>> {
     return this.#space.admitted(credential, POLICIES.receiptKey, async (_caller, now) => {
-      const key = kid === undefined ? await this.#receipts.key(now) : receiptKeyById(this.#space.sql, kid);
+      const key = kid === undefined ? await currentReceiptKey(this.#space.sql, now) : receiptKeyById(this.#space.sql, kid);
       if (!key) throw new Problem("not_found", "no such key");
       return { kid: key.kid, jwk: key.jwk };
     });
